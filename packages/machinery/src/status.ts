@@ -1,0 +1,223 @@
+/**
+ * Kubernetes `Status` errors with kube-apiserver's codes, reasons and messages
+ * (k8s.io/apimachinery/pkg/api/errors). Every failure a handler can produce is a
+ * StatusError, so the response writer has exactly one way to report errors.
+ */
+
+export type StatusReason =
+  | 'BadRequest' | 'Unauthorized' | 'Forbidden' | 'NotFound' | 'AlreadyExists' | 'Conflict'
+  | 'Gone' | 'Expired' | 'Invalid' | 'MethodNotAllowed' | 'NotAcceptable' | 'UnsupportedMediaType'
+  | 'RequestEntityTooLarge' | 'TooManyRequests' | 'InternalError' | 'Timeout' | 'ServiceUnavailable' | '';
+
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+export interface Status {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: { resourceVersion?: string; continue?: string };
+  status: 'Success' | 'Failure';
+  message?: string;
+  reason?: StatusReason;
+  details?: StatusDetails;
+  code: number;
+}
+
+/** A group-qualified resource, as kube names it in messages: `configmaps`, `deployments.apps`. */
+export interface GroupResource {
+  group: string;
+  resource: string;
+}
+
+export function qualifiedResource(gr: GroupResource): string {
+  return gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
+}
+
+export class StatusError extends Error {
+  /** Extra response headers (Retry-After). */
+  headers: Record<string, string> = {};
+  constructor(readonly status: Status) {
+    super(status.message ?? status.reason ?? 'error');
+    this.name = 'StatusError';
+  }
+  get code(): number {
+    return this.status.code;
+  }
+  get reason(): StatusReason | undefined {
+    return this.status.reason;
+  }
+}
+
+export function isStatusError(err: unknown): err is StatusError {
+  return err instanceof StatusError;
+}
+
+export function failure(code: number, reason: StatusReason, message: string, details?: StatusDetails): StatusError {
+  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+  if (details) s.details = details;
+  return new StatusError(s);
+}
+
+function grDetails(gr: GroupResource, name: string): StatusDetails {
+  const d: StatusDetails = { name };
+  if (gr.group) d.group = gr.group;
+  d.kind = gr.resource;
+  return d;
+}
+
+export function newNotFound(gr: GroupResource, name: string): StatusError {
+  return failure(404, 'NotFound', `${qualifiedResource(gr)} "${name}" not found`, grDetails(gr, name));
+}
+
+export function newAlreadyExists(gr: GroupResource, name: string): StatusError {
+  return failure(409, 'AlreadyExists', `${qualifiedResource(gr)} "${name}" already exists`, grDetails(gr, name));
+}
+
+export function newConflict(gr: GroupResource, name: string, cause: string): StatusError {
+  return failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${cause}`, grDetails(gr, name));
+}
+
+export const OptimisticLockErrorMsg = 'the object has been modified; please apply your changes to the latest version and try again';
+
+export function newBadRequest(message: string): StatusError {
+  return failure(400, 'BadRequest', message);
+}
+
+export function newUnauthorized(message = 'Unauthorized'): StatusError {
+  return failure(401, 'Unauthorized', message);
+}
+
+export function newForbidden(gr: GroupResource, name: string, message: string): StatusError {
+  const subject = name ? `${qualifiedResource(gr)} "${name}"` : qualifiedResource(gr);
+  return failure(403, 'Forbidden', `${subject} is forbidden: ${message}`, grDetails(gr, name));
+}
+
+export function newMethodNotSupported(gr: GroupResource, action: string): StatusError {
+  const d: StatusDetails = {};
+  if (gr.group) d.group = gr.group;
+  d.kind = gr.resource;
+  return failure(405, 'MethodNotAllowed', `${action} is not supported on resources of kind "${qualifiedResource(gr)}"`, d);
+}
+
+export function newMethodNotAllowed(): StatusError {
+  return failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+}
+
+export function newUnsupportedMediaType(contentType: string, accepted: string[]): StatusError {
+  return failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`, {});
+}
+
+export function newNotAcceptable(accepted: string[]): StatusError {
+  return failure(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`);
+}
+
+export function newRequestEntityTooLarge(message: string): StatusError {
+  return failure(413, 'RequestEntityTooLarge', `Request entity too large: ${message}`);
+}
+
+export function newGone(message: string): StatusError {
+  return failure(410, 'Gone', message);
+}
+
+export function newResourceExpired(message: string): StatusError {
+  return failure(410, 'Expired', message);
+}
+
+export function newInternalError(err: unknown): StatusError {
+  const message = err instanceof Error ? err.message : String(err);
+  return failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
+}
+
+export function newServiceUnavailable(message: string): StatusError {
+  return failure(503, 'ServiceUnavailable', message);
+}
+
+export function newTimeout(message: string, retryAfterSeconds: number): StatusError {
+  const e = failure(504, 'Timeout', `Timeout: ${message}`, { retryAfterSeconds });
+  e.headers['Retry-After'] = String(retryAfterSeconds);
+  return e;
+}
+
+/** One field error, as k8s.io/apimachinery/pkg/util/validation/field renders it. */
+export interface FieldError {
+  type: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueForbidden' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueTooLong' | 'FieldValueTypeInvalid';
+  field: string;
+  /** The full message after the field path, e.g. `Invalid value: "x": must be ...`. */
+  detail: string;
+}
+
+const fieldTypeLabel: Record<FieldError['type'], string> = {
+  FieldValueInvalid: 'Invalid value',
+  FieldValueRequired: 'Required value',
+  FieldValueForbidden: 'Forbidden',
+  FieldValueNotSupported: 'Unsupported value',
+  FieldValueDuplicate: 'Duplicate value',
+  FieldValueTooLong: 'Too long',
+  FieldValueTypeInvalid: 'Invalid value',
+};
+
+function quoteValue(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+export const fieldErr = {
+  invalid(field: string, value: unknown, msg: string): FieldError {
+    return { type: 'FieldValueInvalid', field, detail: `Invalid value: ${quoteValue(value)}: ${msg}` };
+  },
+  required(field: string, msg = ''): FieldError {
+    return { type: 'FieldValueRequired', field, detail: msg ? `Required value: ${msg}` : 'Required value' };
+  },
+  forbidden(field: string, msg: string): FieldError {
+    return { type: 'FieldValueForbidden', field, detail: `Forbidden: ${msg}` };
+  },
+  notSupported(field: string, value: unknown, supported: string[]): FieldError {
+    return { type: 'FieldValueNotSupported', field, detail: `Unsupported value: ${quoteValue(value)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}` };
+  },
+  tooLong(field: string, max: number): FieldError {
+    return { type: 'FieldValueTooLong', field, detail: `Too long: may not be more than ${max} bytes` };
+  },
+  typeInvalid(field: string, value: unknown, msg: string): FieldError {
+    return { type: 'FieldValueTypeInvalid', field, detail: `Invalid value: ${quoteValue(value)}: ${msg}` };
+  },
+};
+
+export function fieldErrorString(e: FieldError): string {
+  return e.field ? `${e.field}: ${e.detail}` : e.detail;
+}
+
+/**
+ * 422 Invalid, as NewInvalid renders it: `ConfigMap "x" is invalid: <errs joined by ", ">`,
+ * with one cause per field error. `kind` is the group-qualified Kind (`ConfigMap`, `Deployment.apps`).
+ */
+export function newInvalid(qualifiedKind: { group: string; kind: string }, name: string, errs: FieldError[]): StatusError {
+  const causes: StatusCause[] = errs.map((e) => ({ reason: e.type, message: e.detail, field: e.field }));
+  const kindStr = qualifiedKind.group ? `${qualifiedKind.kind}.${qualifiedKind.group}` : qualifiedKind.kind;
+  let msg = `${kindStr} "${name}" is invalid: `;
+  msg += errs.length === 1 ? fieldErrorString(errs[0]) : `[${errs.map(fieldErrorString).join(', ')}]`;
+  const d: StatusDetails = { name };
+  if (qualifiedKind.group) d.group = qualifiedKind.group;
+  d.kind = qualifiedKind.kind;
+  d.causes = causes;
+  return failure(422, 'Invalid', msg, d);
+}
+
+export function successStatus(details?: StatusDetails): Status {
+  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 };
+  if (details) s.details = details;
+  return s;
+}
