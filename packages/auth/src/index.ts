@@ -1,1 +1,11 @@
-export {};
+export { ensureServingCredentials, type ServingCredentials, type ServingCredentialsOptions } from './serving.js';
+export { PKI_DIR, CA_CERT_FILE, CA_KEY_FILE, SERVING_CERT_FILE, SERVING_KEY_FILE } from './serving.js';
+export { loadServingCredentialsFromFiles, type FileServingCredentials } from './tlsfiles.js';
+export { toAltName, toAltNames, type AltName } from './hosts.js';
+export { ensureAdminToken, adminTokenEntry, ADMIN_TOKEN_FILE, ADMIN_USER_NAME, ADMIN_GROUPS } from './admintoken.js';
+export { parseTokenAuthFile, loadTokenAuthFile, type TokenEntry, type TokenFileOptions } from './tokenfile.js';
+export { parseBearerToken, EXTRA_SPACE_WARNING, type BearerToken } from './bearer.js';
+export { TokenAuthenticator } from './authenticator.js';
+export { withAuthenticatedGroup, ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS, type UserInfo } from './user.js';
+export { buildKubeconfig, writeKubeconfig, DEFAULT_KUBECONFIG_NAME, type Kubeconfig, type KubeconfigOptions } from './kubeconfig.js';
+export { CsvParseError, parseCsv } from './csv.js';

@@ -1,1 +1,5 @@
-export {};
+export * from './status.js';
+export * from './labels.js';
+export * from './fields.js';
+export * from './validation.js';
+export * from './patchmeta.js';

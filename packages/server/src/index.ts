@@ -1,1 +1,5 @@
-export {};
+export { serverVersion } from './discovery.js';
+export { APIServer, type APIServerOptions, type Authenticator, type UserInfo } from './apiserver.js';
+export { APIRegistry, builtinResources } from './registry/index.js';
+export type { ResourceDefinition, KubeObject } from './registry/types.js';
+export { Store } from './registry/store.js';

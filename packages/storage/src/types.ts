@@ -46,6 +46,7 @@ export interface StorageWatchEvent {
   revision: number;
   /** New value (PUT); for DELETE the value is empty. */
   value: Buffer;
+  /** The key's create revision (PUT); 0 for DELETE, as in etcd's delete events. */
   createRevision: number;
   /** The previous value, when the key existed before this change and prevKv was requested. */
   prevValue?: Buffer;
@@ -77,6 +78,12 @@ export interface WatchHandle {
 export interface Storage {
   /** Which backend this is ('etcd' | 'embedded'), for logs and metrics. */
   readonly name: string;
+  /**
+   * Whether a progress notification proves that every earlier event was delivered, so a
+   * watch cache may serve consistent reads after one. false for etcd older than
+   * 3.4.31 / 3.5.13 (etcd issue 15220): read from the store instead. Unset means true.
+   */
+  readonly supportsProgressRequests?: boolean;
   /**
    * Read one key (`prefix: false`) or every key starting with `key` (`prefix: true`).
    */

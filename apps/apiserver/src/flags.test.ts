@@ -1,0 +1,291 @@
+import { FEATURE_GATES, FlagError, defaultServerOptions, parseFlags, usage, type ServerOptions } from './flags.js';
+
+function start(...args: string[]): ServerOptions {
+  const parsed = parseFlags(['start', ...args]);
+  expect(parsed.command).toBe('start');
+  return parsed.options;
+}
+
+/** The FlagError message parseFlags throws for argv. */
+function flagError(argv: string[]): string {
+  try {
+    parseFlags(argv);
+  } catch (err) {
+    expect(err).toBeInstanceOf(FlagError);
+    return (err as Error).message;
+  }
+  throw new Error(`parseFlags(${JSON.stringify(argv)}) did not throw`);
+}
+
+describe('commands', () => {
+  it.each<[string[], string]>([
+    [[], 'help'],
+    [['help'], 'help'],
+    [['help', 'start'], 'help'],
+    [['--help'], 'help'],
+    [['-h'], 'help'],
+    [['start', '--help'], 'help'],
+    [['start', '-h'], 'help'],
+    [['start', '--secure-port', '0', '--help'], 'help'],
+    [['start', '--help=true'], 'help'],
+    [['version'], 'version'],
+    [['--version'], 'version'],
+    [['version', '--help'], 'help'],
+    [['start'], 'start'],
+  ])('%j is %s', (argv, command) => {
+    expect(parseFlags(argv).command).toBe(command);
+  });
+
+  it('does not validate a command line that asks for help', () => {
+    expect(parseFlags(['start', '--storage=etcd', '--help']).command).toBe('help');
+  });
+
+  it('--help=false does not ask for help', () => {
+    expect(parseFlags(['start', '--help=false']).command).toBe('start');
+  });
+
+  it('rejects unknown commands', () => {
+    expect(flagError(['serve'])).toBe('unknown command "serve" for "windlass"');
+  });
+
+  it('asks for flags to follow the start command', () => {
+    expect(flagError(['--secure-port', '0'])).toBe('--secure-port must follow a command: windlass start --secure-port …');
+  });
+
+  it('rejects arguments to start and to version', () => {
+    expect(flagError(['start', 'extra'])).toBe('"windlass start" does not take any arguments, got ["extra"]');
+    expect(flagError(['start', '--', '--secure-port'])).toBe('"windlass start" does not take any arguments, got ["--secure-port"]');
+    expect(flagError(['version', 'now'])).toBe('"windlass version" takes no arguments or flags');
+  });
+});
+
+describe('defaults', () => {
+  it('are the documented ones', () => {
+    expect(start()).toEqual({
+      dataDir: './.windlass',
+      bindAddress: '127.0.0.1',
+      securePort: 6443,
+      storage: 'embedded',
+      etcdServers: [],
+      etcdPrefix: '/registry',
+      featureGates: { APIResponseCompression: true, AllowUnsafeMalformedObjectDeletion: false, CBORServingAndStorage: false },
+    });
+    expect(parseFlags([]).options).toEqual(defaultServerOptions());
+  });
+
+  it('are fresh objects each time', () => {
+    const a = start('--feature-gates=CBORServingAndStorage=true', '--storage=etcd', '--etcd-servers=http://e:2379');
+    expect(a.featureGates.CBORServingAndStorage).toBe(true);
+    expect(start()).toEqual(defaultServerOptions());
+    expect(defaultServerOptions().featureGates.CBORServingAndStorage).toBe(false);
+    expect(defaultServerOptions().etcdServers).toEqual([]);
+  });
+});
+
+describe('flag syntax', () => {
+  it('accepts --flag=value and --flag value', () => {
+    expect(start('--data-dir=/a').dataDir).toBe('/a');
+    expect(start('--data-dir', '/b').dataDir).toBe('/b');
+    expect(start('--data-dir=x=y').dataDir).toBe('x=y');
+  });
+
+  it('lets the last occurrence of a flag win', () => {
+    expect(start('--secure-port=1', '--secure-port', '2').securePort).toBe(2);
+  });
+
+  it('reports unknown flags', () => {
+    expect(flagError(['start', '--secure-prot=1'])).toBe('unknown flag: --secure-prot');
+    expect(flagError(['start', '-x'])).toBe("unknown shorthand flag: 'x' in -x");
+    expect(flagError(['start', '-data-dir', 'x'])).toBe("unknown shorthand flag: 'd' in -data-dir (long flags take two dashes: --data-dir)");
+    expect(flagError(['start', '---data-dir'])).toBe('bad flag syntax: ---data-dir');
+  });
+
+  it('reports a missing value, naming the flag', () => {
+    expect(flagError(['start', '--data-dir'])).toBe('flag needs an argument: --data-dir');
+    expect(flagError(['start', '--data-dir', '--secure-port', '1'])).toBe('flag needs an argument: --data-dir');
+  });
+
+  it('rejects empty values', () => {
+    expect(flagError(['start', '--data-dir='])).toBe('invalid argument "" for "--data-dir" flag: must not be empty');
+    expect(flagError(['start', '--token-auth-file', ''])).toBe('invalid argument "" for "--token-auth-file" flag: must not be empty');
+  });
+});
+
+describe('--bind-address', () => {
+  it.each(['127.0.0.1', '0.0.0.0', '::', '::1', '192.168.1.20', 'fe80::1'])('accepts %s', (ip) => {
+    expect(start('--bind-address', ip).bindAddress).toBe(ip);
+  });
+
+  it.each(['localhost', '256.0.0.1', '[::1]', '1.2.3', ''])('rejects %j', (value) => {
+    expect(flagError(['start', `--bind-address=${value}`])).toBe(
+      `invalid argument ${JSON.stringify(value)} for "--bind-address" flag: failed to parse IP: ${JSON.stringify(value)}`,
+    );
+  });
+});
+
+describe('--secure-port', () => {
+  it.each<[string, number]>([
+    ['0', 0],
+    ['1', 1],
+    ['8443', 8443],
+    ['65535', 65535],
+  ])('accepts %s', (value, port) => {
+    expect(start(`--secure-port=${value}`).securePort).toBe(port);
+  });
+
+  it.each(['65536', '-1', 'abc', '1.5', '0x10', '', ' 80', '+80', '123456'])('rejects %j', (value) => {
+    expect(flagError(['start', `--secure-port=${value}`])).toBe(
+      `invalid argument ${JSON.stringify(value)} for "--secure-port" flag: must be an integer between 0 and 65535 (0 picks a free port)`,
+    );
+  });
+});
+
+describe('storage flags', () => {
+  it('selects etcd with its servers and prefix', () => {
+    const o = start('--storage=etcd', '--etcd-servers', 'http://127.0.0.1:2379, https://etcd-2:2379', '--etcd-prefix=/windlass');
+    expect(o.storage).toBe('etcd');
+    expect(o.etcdServers).toEqual(['http://127.0.0.1:2379', 'https://etcd-2:2379']);
+    expect(o.etcdPrefix).toBe('/windlass');
+  });
+
+  it('adds servers when --etcd-servers repeats', () => {
+    expect(start('--storage=etcd', '--etcd-servers=http://a:2379', '--etcd-servers=http://b:2379').etcdServers).toEqual([
+      'http://a:2379',
+      'http://b:2379',
+    ]);
+  });
+
+  it('rejects an unknown storage', () => {
+    expect(flagError(['start', '--storage=sqlite'])).toBe('invalid argument "sqlite" for "--storage" flag: must be one of: embedded, etcd');
+  });
+
+  it('requires --etcd-servers with --storage=etcd', () => {
+    expect(flagError(['start', '--storage=etcd'])).toBe('--etcd-servers must be specified with --storage=etcd');
+    expect(flagError(['start', '--storage=etcd', '--etcd-servers='])).toBe('--etcd-servers must be specified with --storage=etcd');
+  });
+
+  it('rejects --etcd-servers without --storage=etcd, rather than silently using embedded storage', () => {
+    expect(flagError(['start', '--etcd-servers=http://a:2379'])).toMatch(/^--etcd-servers is only used with --storage=etcd/);
+  });
+
+  it('rejects etcd servers that are not http(s) URLs', () => {
+    expect(flagError(['start', '--storage=etcd', '--etcd-servers=127.0.0.1:2379'])).toBe(
+      'invalid argument "127.0.0.1:2379" for "--etcd-servers" flag: "127.0.0.1:2379" is not an etcd URL (scheme://host:port, scheme http or https)',
+    );
+    expect(flagError(['start', '--storage=etcd', '--etcd-servers=ftp://a:2379'])).toMatch(/"ftp:\/\/a:2379" is not an etcd URL/);
+  });
+
+  it('takes --embedded-path, including :memory:, with embedded storage only', () => {
+    expect(start('--embedded-path=:memory:').embeddedPath).toBe(':memory:');
+    expect(start('--embedded-path', '/tmp/w.db').embeddedPath).toBe('/tmp/w.db');
+    expect(start().embeddedPath).toBeUndefined();
+    expect(flagError(['start', '--storage=etcd', '--etcd-servers=http://a:1', '--embedded-path=:memory:'])).toBe(
+      '--embedded-path is only used with --storage=embedded',
+    );
+  });
+});
+
+describe('--feature-gates', () => {
+  it('sets gates in kube syntax, keeping defaults for the rest', () => {
+    expect(start('--feature-gates=APIResponseCompression=false,CBORServingAndStorage=true').featureGates).toEqual({
+      APIResponseCompression: false,
+      AllowUnsafeMalformedObjectDeletion: false,
+      CBORServingAndStorage: true,
+    });
+  });
+
+  it("accepts Go's boolean spellings, spaces and empty pairs", () => {
+    const g = start('--feature-gates', ' CBORServingAndStorage = T ,, AllowUnsafeMalformedObjectDeletion=1,APIResponseCompression=FALSE').featureGates;
+    expect(g).toEqual({ APIResponseCompression: false, AllowUnsafeMalformedObjectDeletion: true, CBORServingAndStorage: true });
+  });
+
+  it('merges repeated flags, later values winning', () => {
+    const g = start('--feature-gates=CBORServingAndStorage=true', '--feature-gates=APIResponseCompression=false,CBORServingAndStorage=false').featureGates;
+    expect(g).toEqual({ APIResponseCompression: false, AllowUnsafeMalformedObjectDeletion: false, CBORServingAndStorage: false });
+  });
+
+  it('rejects unknown gates, listing the known ones', () => {
+    expect(flagError(['start', '--feature-gates=Foo=true'])).toBe(
+      'invalid argument "Foo=true" for "--feature-gates" flag: unrecognized feature gate: Foo (known gates: APIResponseCompression, AllowUnsafeMalformedObjectDeletion, CBORServingAndStorage)',
+    );
+  });
+
+  it('rejects values that are not booleans', () => {
+    expect(flagError(['start', '--feature-gates=APIResponseCompression=yes'])).toBe(
+      'invalid argument "APIResponseCompression=yes" for "--feature-gates" flag: invalid value of APIResponseCompression: yes, err: strconv.ParseBool: parsing "yes": invalid syntax',
+    );
+  });
+
+  it('rejects pairs without =', () => {
+    expect(flagError(['start', '--feature-gates=APIResponseCompression'])).toBe(
+      'invalid argument "APIResponseCompression" for "--feature-gates" flag: malformed pair, expect string=bool',
+    );
+  });
+});
+
+describe('TLS and authentication files', () => {
+  it('takes a serving certificate and key together', () => {
+    const o = start('--tls-cert-file=/c.crt', '--tls-private-key-file', '/c.key');
+    expect(o.tlsCertFile).toBe('/c.crt');
+    expect(o.tlsPrivateKeyFile).toBe('/c.key');
+  });
+
+  it('rejects a certificate without a key, and a key without a certificate', () => {
+    const msg = '--tls-cert-file and --tls-private-key-file must be specified together';
+    expect(flagError(['start', '--tls-cert-file=/c.crt'])).toBe(msg);
+    expect(flagError(['start', '--tls-private-key-file=/c.key'])).toBe(msg);
+  });
+
+  it('takes --token-auth-file', () => {
+    expect(start('--token-auth-file=/tokens.csv').tokenAuthFile).toBe('/tokens.csv');
+    expect(start().tokenAuthFile).toBeUndefined();
+  });
+});
+
+describe('usage()', () => {
+  const text = usage();
+
+  it('lists the commands', () => {
+    expect(text).toContain('windlass start [flags]');
+    expect(text).toContain('windlass help');
+    expect(text).toContain('windlass version');
+  });
+
+  it.each<[string, string | null]>([
+    ['--bind-address ip', '(default 127.0.0.1)'],
+    ['--data-dir string', '(default "./.windlass")'],
+    ['--embedded-path string', null],
+    ['--etcd-prefix string', '(default "/registry")'],
+    ['--etcd-servers strings', null],
+    ['--feature-gates mapStringBool', null],
+    ['-h, --help', null],
+    ['--secure-port int', '(default 6443)'],
+    ['--storage string', '(default "embedded")'],
+    ['--tls-cert-file string', null],
+    ['--tls-private-key-file string', null],
+    ['--token-auth-file string', null],
+    ['--version', null],
+  ])('lists %s with its default', (flag, dflt) => {
+    const line = text.split('\n').find((l) => l.trimStart().startsWith(flag.startsWith('-h') ? flag : `${flag} `) || l.trim() === flag);
+    expect(line).toBeDefined();
+    if (dflt) expect(line).toContain(dflt);
+    else expect(line).not.toContain('(default');
+  });
+
+  it('lists every feature gate with its default', () => {
+    for (const [name, spec] of Object.entries(FEATURE_GATES)) {
+      expect(text).toContain(`${name}=true|false (${spec.stage} - default=${spec.default})`);
+    }
+  });
+
+  it('documents that the bind address differs from kube-apiserver', () => {
+    expect(text).toMatch(/--bind-address ip .*loopback only.*0\.0\.0\.0/);
+  });
+
+  it('aligns descriptions in one column', () => {
+    const flagLines = text.split('\n').filter((l) => /^ {2}(-h, | {4})--/.test(l));
+    expect(flagLines).toHaveLength(13);
+    const column = (l: string) => l.match(/^ {2}(?:-h, | {4})--[a-z-]+(?: [A-Za-z]+)? +/)![0].length;
+    expect(new Set(flagLines.map(column)).size).toBe(1);
+  });
+});

@@ -1,0 +1,286 @@
+import { describeBackends } from '@windlass/storage/testing';
+import { startTestServer, openWatch, type TestServer } from './testing/client.js';
+
+const cm = (name: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra }, data: { a: '1' } });
+
+describeBackends('API server', (ctx) => {
+  let t: TestServer;
+  beforeEach(async () => {
+    t = await startTestServer({ storage: ctx.storage, registryPrefix: ctx.prefix + 'registry' });
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
+  test('discovery documents', async () => {
+    const api = await t.call('GET', '/api');
+    expect(api.body).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });
+    const v1 = await t.call('GET', '/api/v1');
+    const cms = v1.body.resources.find((r: any) => r.name === 'configmaps');
+    expect(cms).toMatchObject({ kind: 'ConfigMap', namespaced: true, singularName: 'configmap', shortNames: ['cm'] });
+    expect(cms.verbs).toEqual(expect.arrayContaining(['create', 'get', 'list', 'watch', 'patch', 'update', 'delete', 'deletecollection']));
+    expect(v1.body.resources.find((r: any) => r.name === 'namespaces')).toMatchObject({ namespaced: false, shortNames: ['ns'] });
+    const apis = await t.call('GET', '/apis');
+    expect(apis.body.groups.map((g: any) => g.name)).toContain('coordination.k8s.io');
+    const leases = await t.call('GET', '/apis/coordination.k8s.io/v1');
+    expect(leases.body).toMatchObject({ kind: 'APIResourceList', groupVersion: 'coordination.k8s.io/v1' });
+    expect((await t.call('GET', '/version')).body.major).toBe('1');
+    expect((await t.call('GET', '/healthz')).text).toBe('ok');
+  });
+
+  test('unknown paths: plain 404 for an unknown group, Status 404 for an unknown resource', async () => {
+    const g = await t.call('GET', '/apis/nope.example.com/v1/things');
+    expect(g.status).toBe(404);
+    expect(g.text).toBe('404 page not found\n');
+    const r = await t.call('GET', '/api/v1/namespaces/default/widgets');
+    expect(r.status).toBe(404);
+    expect(r.body).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'NotFound', code: 404, message: 'the server could not find the requested resource' });
+  });
+
+  test('create answers 201 with server-set metadata; get returns it; a second create conflicts', async () => {
+    const c = await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('a') });
+    expect(c.status).toBe(201);
+    expect(c.body.metadata).toMatchObject({ name: 'a', namespace: 'default' });
+    expect(c.body.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(c.body.metadata.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(Number(c.body.metadata.resourceVersion)).toBeGreaterThan(0);
+    const g = await t.call('GET', '/api/v1/namespaces/default/configmaps/a');
+    expect(g.status).toBe(200);
+    expect(g.body).toEqual(c.body);
+    const again = await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('a') });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ reason: 'AlreadyExists', message: 'configmaps "a" already exists', details: { name: 'a', kind: 'configmaps' } });
+  });
+
+  test('generateName makes a unique name', async () => {
+    const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'gen-' } };
+    const a = await t.call('POST', '/api/v1/namespaces/default/configmaps', { body });
+    const b = await t.call('POST', '/api/v1/namespaces/default/configmaps', { body });
+    expect(a.status).toBe(201);
+    expect(a.body.metadata.name).toMatch(/^gen-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+    expect(b.body.metadata.name).not.toBe(a.body.metadata.name);
+  });
+
+  test('namespaced objects need an existing namespace, and the namespace must match the path', async () => {
+    const missing = await t.call('POST', '/api/v1/namespaces/nope/configmaps', { body: cm('a') });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ reason: 'NotFound', message: 'namespaces "nope" not found' });
+    const mismatch = await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('a', { namespace: 'other' }) });
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.body).toMatchObject({ reason: 'BadRequest', message: 'the namespace of the provided object does not match the namespace sent on the request' });
+  });
+
+  test('invalid names are 422 Invalid with a cause per field', async () => {
+    const bad = await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('Bad_Name') });
+    expect(bad.status).toBe(422);
+    expect(bad.body.reason).toBe('Invalid');
+    expect(bad.body.message).toMatch(/^ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
+    expect(bad.body.details).toMatchObject({ name: 'Bad_Name', kind: 'ConfigMap', causes: [{ reason: 'FieldValueInvalid', field: 'metadata.name' }] });
+    const long = await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('x'.repeat(254)) });
+    expect(long.status).toBe(422);
+    expect(long.body.message).toContain('must be no more than 253 characters');
+    const nsLabel = await t.call('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'a.b' } } });
+    expect(nsLabel.status).toBe(422);
+    expect(nsLabel.body.message).toBe('Namespace "a.b" is invalid: metadata.name: Invalid value: "a.b": must not contain dots');
+    const noName = await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: { data: {} } });
+    expect(noName.status).toBe(422);
+    expect(noName.body.details.causes[0]).toMatchObject({ reason: 'FieldValueRequired', field: 'metadata.name' });
+  });
+
+  test('malformed bodies, wrong content types and huge bodies get the right Status and the server keeps serving', async () => {
+    const bad = await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: '{"metadata":', contentType: 'application/json' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.reason).toBe('BadRequest');
+    const ct = await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: 'x', contentType: 'text/plain' });
+    expect(ct.status).toBe(415);
+    expect(ct.body.reason).toBe('UnsupportedMediaType');
+    const patchCt = await t.call('PATCH', '/api/v1/namespaces/default/configmaps/a', { body: '{}', contentType: 'application/json' });
+    expect(patchCt.status).toBe(415);
+    const big = await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: JSON.stringify(cm('big', {})).replace('"1"', JSON.stringify('x'.repeat(4 * 1024 * 1024))) });
+    expect(big.status).toBe(413);
+    const wrongKind = await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } } });
+    expect(wrongKind.status).toBe(400);
+    const yaml = await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n  k: v\n', contentType: 'application/yaml', accept: 'application/yaml' });
+    expect(yaml.status).toBe(201);
+    expect(yaml.headers.get('content-type')).toContain('application/yaml');
+    expect(yaml.text).toMatch(/\n  name: '?y'?\n/);
+    expect((await t.call('GET', '/healthz')).status).toBe(200);
+  });
+
+  test('update: stale resourceVersion is 409; no resourceVersion is unconditional; a no-op keeps the resourceVersion', async () => {
+    const c = (await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('u') })).body;
+    const u1 = await t.call('PUT', '/api/v1/namespaces/default/configmaps/u', { body: { ...c, data: { a: '2' } } });
+    expect(u1.status).toBe(200);
+    expect(u1.body.data).toEqual({ a: '2' });
+    expect(u1.body.metadata.uid).toBe(c.metadata.uid);
+    expect(Number(u1.body.metadata.resourceVersion)).toBeGreaterThan(Number(c.metadata.resourceVersion));
+    const stale = await t.call('PUT', '/api/v1/namespaces/default/configmaps/u', { body: { ...c, data: { a: '3' } } });
+    expect(stale.status).toBe(409);
+    expect(stale.body).toMatchObject({ reason: 'Conflict', message: 'Operation cannot be fulfilled on configmaps "u": the object has been modified; please apply your changes to the latest version and try again' });
+    const uncond = await t.call('PUT', '/api/v1/namespaces/default/configmaps/u', { body: cm('u') });
+    expect(uncond.status).toBe(200);
+    expect(uncond.body.data).toEqual({ a: '1' });
+    const noop = await t.call('PUT', '/api/v1/namespaces/default/configmaps/u', { body: uncond.body });
+    expect(noop.body.metadata.resourceVersion).toBe(uncond.body.metadata.resourceVersion);
+    const missing = await t.call('PUT', '/api/v1/namespaces/default/configmaps/zz', { body: cm('zz') });
+    expect(missing.status).toBe(404);
+    const nameMismatch = await t.call('PUT', '/api/v1/namespaces/default/configmaps/u', { body: cm('other') });
+    expect(nameMismatch.status).toBe(400);
+    expect(nameMismatch.body.message).toBe('the name of the object (other) does not match the name on the URL (u)');
+  });
+
+  test('patch: merge, JSON (with failing test op) and strategic merge', async () => {
+    await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('p') });
+    const merge = await t.call('PATCH', '/api/v1/namespaces/default/configmaps/p', { body: { data: { b: '2' }, metadata: { labels: { x: 'y' } } }, contentType: 'application/merge-patch+json' });
+    expect(merge.status).toBe(200);
+    expect(merge.body.data).toEqual({ a: '1', b: '2' });
+    const jp = await t.call('PATCH', '/api/v1/namespaces/default/configmaps/p', { body: [{ op: 'replace', path: '/data/a', value: 'z' }], contentType: 'application/json-patch+json' });
+    expect(jp.body.data.a).toBe('z');
+    const failing = await t.call('PATCH', '/api/v1/namespaces/default/configmaps/p', { body: [{ op: 'test', path: '/data/a', value: 'nope' }, { op: 'remove', path: '/data/a' }], contentType: 'application/json-patch+json' });
+    expect(failing.status).toBe(422);
+    expect((await t.call('GET', '/api/v1/namespaces/default/configmaps/p')).body.data.a).toBe('z');
+    const smp = await t.call('PATCH', '/api/v1/namespaces/default/configmaps/p', { body: { metadata: { labels: { x: null, w: 'v' } }, data: { b: null } }, contentType: 'application/strategic-merge-patch+json' });
+    expect(smp.status).toBe(200);
+    expect(smp.body.metadata.labels).toEqual({ w: 'v' });
+    expect(smp.body.data).toEqual({ a: 'z' });
+    const stale = await t.call('PATCH', '/api/v1/namespaces/default/configmaps/p', { body: { metadata: { resourceVersion: '1' }, data: { c: '1' } }, contentType: 'application/merge-patch+json' });
+    expect(stale.status).toBe(409);
+    const missing = await t.call('PATCH', '/api/v1/namespaces/default/configmaps/none', { body: {}, contentType: 'application/merge-patch+json' });
+    expect(missing.status).toBe(404);
+  });
+
+  test('delete answers a Success Status; finalizers hold the object until removed', async () => {
+    const c = (await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('d') })).body;
+    const d = await t.call('DELETE', '/api/v1/namespaces/default/configmaps/d');
+    expect(d.status).toBe(200);
+    expect(d.body).toMatchObject({ kind: 'Status', status: 'Success', details: { name: 'd', kind: 'configmaps', uid: c.metadata.uid } });
+    expect((await t.call('GET', '/api/v1/namespaces/default/configmaps/d')).status).toBe(404);
+    expect((await t.call('DELETE', '/api/v1/namespaces/default/configmaps/d')).status).toBe(404);
+
+    await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('f', { finalizers: ['example.com/hold'] }) });
+    const held = await t.call('DELETE', '/api/v1/namespaces/default/configmaps/f');
+    expect(held.status).toBe(200);
+    expect(held.body.kind).toBe('ConfigMap');
+    expect(held.body.metadata.deletionTimestamp).toBeTruthy();
+    expect((await t.call('GET', '/api/v1/namespaces/default/configmaps/f')).status).toBe(200);
+    const release = await t.call('PATCH', '/api/v1/namespaces/default/configmaps/f', { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
+    expect(release.status).toBe(200);
+    expect((await t.call('GET', '/api/v1/namespaces/default/configmaps/f')).status).toBe(404);
+
+    const c2 = (await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('pre') })).body;
+    const wrongUid = await t.call('DELETE', '/api/v1/namespaces/default/configmaps/pre', { body: { preconditions: { uid: 'nope' } } });
+    expect(wrongUid.status).toBe(409);
+    expect(wrongUid.body.message).toBe(`Operation cannot be fulfilled on configmaps "pre": the UID in the precondition (nope) does not match the UID in record (${c2.metadata.uid}). The object might have been deleted and then recreated`);
+  });
+
+  test('list: kind, resourceVersion, paging with continue and remainingItemCount, selectors', async () => {
+    for (let i = 0; i < 5; i++) {
+      await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm(`l${i}`, { labels: { parity: i % 2 ? 'odd' : 'even' } }) });
+    }
+    const all = await t.call('GET', '/api/v1/namespaces/default/configmaps');
+    expect(all.body.kind).toBe('ConfigMapList');
+    expect(all.body.apiVersion).toBe('v1');
+    expect(all.body.items.map((i: any) => i.metadata.name)).toEqual(['l0', 'l1', 'l2', 'l3', 'l4']);
+    expect(all.body.items[0].kind).toBeUndefined();
+    expect(all.body.metadata.continue).toBeUndefined();
+    const p1 = await t.call('GET', '/api/v1/namespaces/default/configmaps?limit=2');
+    expect(p1.body.items.map((i: any) => i.metadata.name)).toEqual(['l0', 'l1']);
+    expect(p1.body.metadata.remainingItemCount).toBe(3);
+    // A write between pages does not show up: pages are read at the first page's revision.
+    await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('l11') });
+    const p2 = await t.call('GET', `/api/v1/namespaces/default/configmaps?limit=2&continue=${encodeURIComponent(p1.body.metadata.continue)}`);
+    expect(p2.body.items.map((i: any) => i.metadata.name)).toEqual(['l2', 'l3']);
+    expect(p2.body.metadata.resourceVersion).toBe(p1.body.metadata.resourceVersion);
+    const p3 = await t.call('GET', `/api/v1/namespaces/default/configmaps?limit=2&continue=${encodeURIComponent(p2.body.metadata.continue)}`);
+    expect(p3.body.items.map((i: any) => i.metadata.name)).toEqual(['l4']);
+    expect(p3.body.metadata.continue).toBeUndefined();
+    const odd = await t.call('GET', '/api/v1/namespaces/default/configmaps?labelSelector=parity%3Dodd&limit=1');
+    expect(odd.body.items.map((i: any) => i.metadata.name)).toEqual(['l1']);
+    expect(odd.body.metadata.remainingItemCount).toBeUndefined();
+    expect(odd.body.metadata.continue).toBeTruthy();
+    const byName = await t.call('GET', '/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dl3');
+    expect(byName.body.items.map((i: any) => i.metadata.name)).toEqual(['l3']);
+    const badField = await t.call('GET', '/api/v1/namespaces/default/configmaps?fieldSelector=spec.foo%3Dx');
+    expect(badField.status).toBe(400);
+    expect(badField.body.message).toBe('field label not supported: spec.foo');
+    const allNs = await t.call('GET', '/api/v1/configmaps');
+    expect(allNs.body.items.length).toBe(6);
+  });
+
+  test('list option errors are answered as kube does', async () => {
+    const noRv = await t.call('GET', '/api/v1/namespaces/default/configmaps?resourceVersionMatch=Exact');
+    expect(noRv.status).toBe(422);
+    expect(noRv.body.message).toBe('ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided');
+    const bogus = await t.call('GET', '/api/v1/namespaces/default/configmaps?resourceVersion=1&resourceVersionMatch=Bogus');
+    expect(bogus.status).toBe(422);
+    expect(bogus.body.message).toContain('Unsupported value: "Bogus": supported values: "Exact", "NotOlderThan", ""');
+    const cont = await t.call('GET', '/api/v1/namespaces/default/configmaps?resourceVersion=5&continue=abc');
+    expect(cont.status).toBe(400);
+    expect(cont.body.message).toBe('specifying resource version is not allowed when using continue');
+  });
+
+  test('Table representation for kubectl', async () => {
+    await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('tbl') });
+    const tbl = await t.call('GET', '/api/v1/namespaces/default/configmaps', { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' });
+    expect(tbl.body.kind).toBe('Table');
+    expect(tbl.body.columnDefinitions.map((c: any) => c.name)).toEqual(['Name', 'Data', 'Age']);
+    expect(tbl.body.rows[0].cells.slice(0, 2)).toEqual(['tbl', 1]);
+    expect(tbl.body.rows[0].object.kind).toBe('PartialObjectMetadata');
+    const na = await t.call('GET', '/api/v1/namespaces/default/configmaps', { accept: 'application/vnd.example.unknown' });
+    expect(na.status).toBe(406);
+  });
+
+  test('watch: ADDED, MODIFIED, DELETED in order; selectors turn leaving into DELETED', async () => {
+    const c = (await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('w0') })).body;
+    const all = openWatch(t.base, `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${c.metadata.resourceVersion}`);
+    const sel = openWatch(t.base, '/api/v1/namespaces/default/configmaps?watch=1&labelSelector=app%3Dweb');
+    await new Promise((r) => setTimeout(r, 200));
+    await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('w1', { labels: { app: 'web' } }) });
+    await t.call('PATCH', '/api/v1/namespaces/default/configmaps/w1', { body: { data: { b: '1' } }, contentType: 'application/merge-patch+json' });
+    await t.call('PATCH', '/api/v1/namespaces/default/configmaps/w1', { body: { metadata: { labels: { app: 'db' } } }, contentType: 'application/merge-patch+json' });
+    await t.call('DELETE', '/api/v1/namespaces/default/configmaps/w1');
+    const evs = await all.waitFor(4);
+    expect(evs.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'MODIFIED', 'DELETED']);
+    expect(evs.every((e) => e.object.metadata.name === 'w1')).toBe(true);
+    const rvs = evs.map((e) => Number(e.object.metadata.resourceVersion));
+    expect([...rvs].sort((a, b) => a - b)).toEqual(rvs);
+    const sevs = await sel.waitFor(3);
+    expect(sevs.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
+    expect(sevs[2].object.metadata.labels).toEqual({ app: 'web' });
+    await all.close();
+    await sel.close();
+    // Without a resourceVersion the watch starts with the current state.
+    const fresh = openWatch(t.base, '/api/v1/namespaces/default/configmaps?watch=1');
+    const init = await fresh.waitFor(1);
+    expect(init[0]).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'w0' } } });
+    await fresh.close();
+  });
+
+  test('namespace deletion: Terminating, contents removed, then the namespace is gone', async () => {
+    const ns = await t.call('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } } });
+    expect(ns.status).toBe(201);
+    expect(ns.body.status).toEqual({ phase: 'Active' });
+    expect(ns.body.spec).toEqual({ finalizers: ['kubernetes'] });
+    expect(ns.body.metadata.labels).toEqual({ 'kubernetes.io/metadata.name': 'team' });
+    await t.call('POST', '/api/v1/namespaces/team/configmaps', { body: cm('inside') });
+    const del = await t.call('DELETE', '/api/v1/namespaces/team');
+    expect(del.status).toBe(200);
+    expect(del.body.kind).toBe('Namespace');
+    expect(del.body.status.phase).toBe('Terminating');
+    const deadline = Date.now() + 10000;
+    while ((await t.call('GET', '/api/v1/namespaces/team')).status !== 404) {
+      if (Date.now() > deadline) throw new Error('namespace not removed');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((await t.call('GET', '/api/v1/namespaces/team/configmaps/inside')).status).toBe(404);
+    const immortal = await t.call('DELETE', '/api/v1/namespaces/default');
+    expect(immortal.status).toBe(403);
+    expect(immortal.body.message).toBe('namespaces "default" is forbidden: this namespace may not be deleted');
+  });
+
+  test('unsupported verbs are 405', async () => {
+    const r = await t.call('DELETE', '/api/v1/namespaces');
+    expect(r.status).toBe(405);
+    expect(r.body.reason).toBe('MethodNotAllowed');
+  });
+});

@@ -1,0 +1,214 @@
+/**
+ * The API server: an express app that turns each request into RequestInfo, authenticates
+ * it, and dispatches it to the verb handler over the generic Store of the addressed kind.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { failure, newMethodNotSupported, newRequestEntityTooLarge, newUnauthorized, newBadRequest } from '@windlass/machinery';
+import type { Storage } from '@windlass/storage';
+import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
+import { APIRegistry, builtinResources } from './registry/index.js';
+import type { ResourceDefinition } from './registry/types.js';
+import { Store } from './registry/store.js';
+import { negotiate, type Negotiated } from './negotiation.js';
+import { writeError, writeObject } from './respond.js';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, serverVersion } from './discovery.js';
+import { checkNamespaceDeletable, namespaceExists } from './admission/namespacelifecycle.js';
+import { NamespaceController } from './controllers/namespace.js';
+import { getResource, listResource } from './handlers/read.js';
+import { watchResource } from './handlers/watch.js';
+import { createResource, patchResource, updateResource } from './handlers/write.js';
+import { deleteCollection, deleteResource } from './handlers/delete.js';
+import type { RequestScope } from './handlers/scope.js';
+import { openAPIRoutes } from './openapi.js';
+
+export interface UserInfo {
+  name: string;
+  uid?: string;
+  groups: string[];
+}
+
+export interface Authenticator {
+  authenticate(authorizationHeader?: string): UserInfo | null;
+}
+
+export interface APIServerOptions {
+  storage: Storage;
+  /** Storage key prefix, kube's --etcd-prefix. */
+  registryPrefix?: string;
+  /** Without one, every request is allowed (tests of the API alone). */
+  authenticator?: Authenticator;
+  tls?: { cert: string; key: string };
+  resources?: ResourceDefinition[];
+}
+
+/** kube-apiserver's request body limit (3 MiB). */
+const maxRequestBodyBytes = 3 * 1024 * 1024;
+
+/** Paths kube's default RBAC lets anyone read (system:public-info-viewer). */
+const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
+
+const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+export class APIServer {
+  readonly registry: APIRegistry;
+  readonly app: express.Express;
+  private stores = new Map<ResourceDefinition, Store>();
+  private server?: http.Server | https.Server;
+  private namespaceController: NamespaceController;
+  private address = '127.0.0.1:0';
+
+  constructor(private opts: APIServerOptions) {
+    this.registry = new APIRegistry(opts.resources ?? builtinResources);
+    const prefix = opts.registryPrefix ?? '/registry';
+    for (const def of this.registry.all()) this.stores.set(def, new Store(def, opts.storage, prefix));
+    const namespaces = this.storeFor('', 'v1', 'namespaces')!;
+    const namespacedStores = [...this.stores.values()].filter((s) => s.def.namespaced);
+    for (const s of namespacedStores) s.addCreateAdmission(namespaceExists(namespaces));
+    this.namespaceController = new NamespaceController(namespaces, () => namespacedStores);
+    this.app = this.buildApp();
+  }
+
+  storeFor(group: string, version: string, resource: string): Store | undefined {
+    const def = this.registry.lookup(group, version, resource);
+    return def ? this.stores.get(def) : undefined;
+  }
+
+  private buildApp(): express.Express {
+    const app = express();
+    app.disable('x-powered-by');
+    app.set('etag', false);
+    app.use((req, res, next) => this.authenticate(req, res, next));
+    app.use(express.raw({ type: () => true, limit: maxRequestBodyBytes }));
+    app.get(['/healthz', '/livez', '/readyz'], (req, res) => void this.health(req, res));
+    app.get(['/version', '/version/'], (req, res) => writeObject(res, 200, serverVersion, { mediaType: 'application/json', pretty: true }));
+    app.use(openAPIRoutes(this.registry));
+    app.use((req, res) => void this.serve(req, res));
+    app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+      const e = err as { type?: string; limit?: number };
+      if (e.type === 'entity.too.large') return writeError(res, newRequestEntityTooLarge(`limit is ${maxRequestBodyBytes}`));
+      if (e.type === 'request.aborted') return res.end();
+      writeError(res, err);
+    });
+    return app;
+  }
+
+  private authenticate(req: Request, res: Response, next: NextFunction): void {
+    if (!this.opts.authenticator || publicPaths.has(req.path)) return next();
+    const user = this.opts.authenticator.authenticate(req.headers.authorization);
+    if (!user) return writeError(res, newUnauthorized());
+    (req as Request & { user?: UserInfo }).user = user;
+    next();
+  }
+
+  private async health(req: Request, res: Response): Promise<void> {
+    try {
+      await this.opts.storage.currentRevision();
+      res.status(200).type('text/plain').end('ok');
+    } catch (err) {
+      res.status(500).type('text/plain').end(`[-]etcd failed: ${(err as Error).message}\nhealthz check failed`);
+    }
+  }
+
+  private async serve(req: Request, res: Response): Promise<void> {
+    try {
+      const url = new URL(req.originalUrl, 'http://x');
+      const info = parseRequestInfo(req.method, url.pathname, url.searchParams);
+      if (!info.isResourceRequest) return this.serveNonResource(req, res, url);
+      await this.serveResource(req, res, info, url.searchParams);
+    } catch (err) {
+      writeError(res, err);
+    }
+  }
+
+  private serveNonResource(req: Request, res: Response, url: URL): void {
+    const parts = url.pathname.split('/').filter(Boolean);
+    const n = negotiate(req.headers.accept, { userAgent: req.headers['user-agent'], pretty: url.searchParams.get('pretty') });
+    let doc: unknown;
+    if (req.method === 'GET') {
+      if (parts.length === 1 && parts[0] === 'api') doc = apiVersions(this.address);
+      else if (parts.length === 2 && parts[0] === 'api') doc = apiResourceList(this.registry, parts[1]);
+      else if (parts.length === 1 && parts[0] === 'apis') doc = apiGroupList(this.registry);
+      else if (parts.length === 2 && parts[0] === 'apis') doc = apiGroup(this.registry, parts[1]);
+      else if (parts.length === 3 && parts[0] === 'apis') doc = apiResourceList(this.registry, `${parts[1]}/${parts[2]}`);
+    }
+    if (doc === undefined) return notFoundPage(res);
+    writeObject(res, 200, doc, n);
+  }
+
+  private async serveResource(req: Request, res: Response, info: RequestInfo, query: URLSearchParams): Promise<void> {
+    const gv = info.apiGroup ? `${info.apiGroup}/${info.apiVersion}` : info.apiVersion;
+    if (!this.registry.resourcesIn(gv)) return notFoundPage(res);
+    const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
+    if (!def || info.subresource) throw failure(404, 'NotFound', 'the server could not find the requested resource', {});
+    const negotiated: Negotiated = negotiate(req.headers.accept, { watch: info.verb === 'watch', userAgent: req.headers['user-agent'], pretty: query.get('pretty') });
+    if (!def.verbs.includes(info.verb)) throw newMethodNotSupported({ group: def.group, resource: def.resource }, info.verb);
+    // A namespaced object is addressed inside its namespace; only list and watch span all namespaces.
+    if (def.namespaced && !info.namespace && !['list', 'watch'].includes(info.verb)) {
+      throw failure(404, 'NotFound', 'the server could not find the requested resource', {});
+    }
+    const scope: RequestScope = { req, res, info, query, def, store: this.stores.get(def)!, negotiated };
+    switch (info.verb) {
+      case 'get': return getResource(scope);
+      case 'list': return listResource(scope);
+      case 'watch': return watchResource(scope);
+      case 'create':
+        if (info.name) throw newBadRequest('the server does not allow this method on the requested resource');
+        return createResource(scope);
+      case 'update': return updateResource(scope);
+      case 'patch': return patchResource(scope);
+      case 'delete':
+        if (def.resource === 'namespaces') checkNamespaceDeletable(info.name);
+        await deleteResource(scope);
+        if (def.resource === 'namespaces') this.namespaceController.enqueue(info.name);
+        return;
+      case 'deletecollection': return deleteCollection(scope);
+      default: throw failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+    }
+  }
+
+  /** Creates the system namespaces kube-apiserver creates, and resumes pending namespace deletions. */
+  async bootstrap(): Promise<void> {
+    const namespaces = this.storeFor('', 'v1', 'namespaces')!;
+    for (const name of systemNamespaces) {
+      try {
+        await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false });
+      } catch (err) {
+        if ((err as { code?: number }).code !== 409) throw err;
+      }
+    }
+    await this.namespaceController.resync();
+  }
+
+  async listen(port: number, host = '127.0.0.1'): Promise<number> {
+    await this.bootstrap();
+    const server = this.opts.tls ? https.createServer({ cert: this.opts.tls.cert, key: this.opts.tls.key }, this.app) : http.createServer(this.app);
+    // Watches are long-lived: no socket timeout; keep-alive sockets are reused by clients.
+    server.requestTimeout = 0;
+    server.headersTimeout = 60_000;
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+    const addr = server.address() as AddressInfo;
+    this.address = `${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}`;
+    return addr.port;
+  }
+
+  async close(): Promise<void> {
+    this.namespaceController.stop();
+    const server = this.server;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+}
+
+function notFoundPage(res: Response): void {
+  res.status(404).type('text/plain').end('404 page not found\n');
+}

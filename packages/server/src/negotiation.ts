@@ -1,0 +1,77 @@
+/**
+ * Content negotiation: which representation a response uses (JSON, YAML, Table,
+ * PartialObjectMetadata) from the Accept header, and how a request body is encoded.
+ */
+import { newNotAcceptable, newUnsupportedMediaType } from '@windlass/machinery';
+
+export type Representation = 'object' | 'Table' | 'PartialObjectMetadata';
+
+export interface Negotiated {
+  mediaType: 'application/json' | 'application/yaml';
+  as: Representation;
+  pretty: boolean;
+}
+
+interface MediaRange {
+  type: string;
+  params: Record<string, string>;
+  q: number;
+}
+
+export const servedMediaTypes = ['application/json', 'application/yaml'];
+
+function parseAccept(header: string): MediaRange[] {
+  const ranges: MediaRange[] = [];
+  for (const part of header.split(',')) {
+    const [type, ...rest] = part.split(';').map((s) => s.trim());
+    if (!type) continue;
+    const params: Record<string, string> = {};
+    for (const p of rest) {
+      const eq = p.indexOf('=');
+      if (eq > 0) params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim().replace(/^"|"$/g, '');
+    }
+    const q = params.q !== undefined ? Number(params.q) : 1;
+    ranges.push({ type: type.toLowerCase(), params, q: Number.isFinite(q) ? q : 0 });
+  }
+  // Stable sort by quality: equal q keeps the client's order.
+  return ranges.map((r, i) => ({ r, i })).sort((a, b) => b.r.q - a.r.q || a.i - b.i).map(({ r }) => r);
+}
+
+function representationOf(r: MediaRange): Representation | null {
+  const as = r.params.as;
+  if (!as) return 'object';
+  if (r.params.g !== 'meta.k8s.io' || r.params.v !== 'v1') return null;
+  if (as === 'Table') return 'Table';
+  if (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') return 'PartialObjectMetadata';
+  return null;
+}
+
+const prettyAgents = /^(curl|Wget|Mozilla)\//;
+
+/** Picks the first acceptable media range; a watch is served as JSON only (YAML watch is 406, as kube). */
+export function negotiate(accept: string | undefined, opts: { watch?: boolean; userAgent?: string; pretty?: string | null } = {}): Negotiated {
+  const pretty = opts.pretty != null ? opts.pretty !== 'false' && opts.pretty !== '0' : prettyAgents.test(opts.userAgent ?? '');
+  if (!accept || accept.trim() === '') return { mediaType: 'application/json', as: 'object', pretty };
+  for (const r of parseAccept(accept)) {
+    if (r.q <= 0) continue;
+    const as = representationOf(r);
+    if (as === null) continue;
+    if (r.type === 'application/json' || r.type === '*/*') return { mediaType: 'application/json', as, pretty };
+    if (r.type === 'application/yaml' && !opts.watch) return { mediaType: 'application/yaml', as, pretty };
+  }
+  throw newNotAcceptable(opts.watch ? ['application/json', 'application/json;stream=watch'] : servedMediaTypes);
+}
+
+/** The media type of a request body, without parameters. */
+export function bodyMediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0].trim().toLowerCase();
+}
+
+export const objectBodyTypes = ['application/json', 'application/yaml'];
+export const patchBodyTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+
+export function requireBodyType(contentType: string | undefined, accepted: string[]): string {
+  const t = bodyMediaType(contentType) || 'application/json';
+  if (!accepted.includes(t)) throw newUnsupportedMediaType(t, accepted);
+  return t;
+}

@@ -1,0 +1,87 @@
+/**
+ * List and watch options from the query string, validated as kube's
+ * ValidateListOptions does (422 Invalid on ListOptions.meta.k8s.io).
+ */
+import {
+  fieldErr, newBadRequest, newInvalid, parseFieldSelector, parseLabelSelector,
+  type FieldError, type FieldSelector, type LabelSelector,
+} from '@windlass/machinery';
+
+export interface ListOptions {
+  labelSelector: LabelSelector;
+  fieldSelector: FieldSelector;
+  resourceVersion: string;
+  resourceVersionMatch: string;
+  limit: number;
+  continue: string;
+  watch: boolean;
+  allowWatchBookmarks: boolean;
+  sendInitialEvents?: boolean;
+  timeoutSeconds?: number;
+}
+
+const listOptionsKind = { group: 'meta.k8s.io', kind: 'ListOptions' };
+
+function parseBool(name: string, v: string | null): boolean | undefined {
+  if (v === null) return undefined;
+  if (v === '' || v === '1' || v.toLowerCase() === 'true') return true;
+  if (v === '0' || v.toLowerCase() === 'false') return false;
+  throw newBadRequest(`invalid boolean value for ${name}: ${JSON.stringify(v)}`);
+}
+
+function parseInteger(name: string, v: string | null): number | undefined {
+  if (v === null || v === '') return undefined;
+  if (!/^-?\d+$/.test(v)) throw newBadRequest(`invalid value for ${name}: ${JSON.stringify(v)}: must be an integer`);
+  return Number(v);
+}
+
+export function parseListOptions(query: URLSearchParams, watch: boolean): ListOptions {
+  const opts: ListOptions = {
+    labelSelector: parseLabelSelector(query.get('labelSelector') ?? ''),
+    fieldSelector: parseFieldSelector(query.get('fieldSelector') ?? ''),
+    resourceVersion: query.get('resourceVersion') ?? '',
+    resourceVersionMatch: query.get('resourceVersionMatch') ?? '',
+    limit: Math.max(0, parseInteger('limit', query.get('limit')) ?? 0),
+    continue: query.get('continue') ?? '',
+    watch,
+    allowWatchBookmarks: parseBool('allowWatchBookmarks', query.get('allowWatchBookmarks')) ?? false,
+    sendInitialEvents: parseBool('sendInitialEvents', query.get('sendInitialEvents')),
+    timeoutSeconds: parseInteger('timeoutSeconds', query.get('timeoutSeconds')),
+  };
+  const errs = watch ? validateWatchOptions(opts) : validateListOptions(opts);
+  if (errs.length > 0) throw newInvalid(listOptionsKind, '', errs);
+  return opts;
+}
+
+function validateListOptions(o: ListOptions): FieldError[] {
+  const errs: FieldError[] = [];
+  const match = o.resourceVersionMatch;
+  if (match) {
+    if (!o.resourceVersion) errs.push(fieldErr.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+    if (o.continue) errs.push(fieldErr.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    if (match !== 'Exact' && match !== 'NotOlderThan') errs.push(fieldErr.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
+    if (match === 'Exact' && o.resourceVersion === '0') errs.push(fieldErr.forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+  }
+  if (o.sendInitialEvents !== undefined) errs.push(fieldErr.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+  return errs;
+}
+
+function validateWatchOptions(o: ListOptions): FieldError[] {
+  const errs: FieldError[] = [];
+  const match = o.resourceVersionMatch;
+  if (o.sendInitialEvents !== undefined && match !== 'NotOlderThan') {
+    errs.push(fieldErr.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+  }
+  if (match) {
+    if (o.sendInitialEvents === undefined) errs.push(fieldErr.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+    if (match !== 'NotOlderThan') errs.push(fieldErr.notSupported('resourceVersionMatch', match, ['NotOlderThan']));
+    if (o.continue) errs.push(fieldErr.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+  }
+  return errs;
+}
+
+/** Parses a client-supplied resourceVersion; kube answers 400 for a non-numeric one. */
+export function parseResourceVersion(rv: string): number {
+  if (!/^\d+$/.test(rv)) throw newBadRequest(`invalid resource version: ${JSON.stringify(rv)}`);
+  return Number(rv);
+}

@@ -1,0 +1,56 @@
+/** Server-set metadata on create and update (kube's rest.BeforeCreate / BeforeUpdate). */
+import { randomUUID, randomInt } from 'node:crypto';
+import { newBadRequest } from '@windlass/machinery';
+import type { KubeObject } from './types.js';
+
+/** kube's timestamps have second precision: RFC 3339 without fractions. */
+export function nowTimestamp(now = new Date()): string {
+  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+// kube's names.SimpleNameGenerator: 5 characters from an alphabet without vowels or confusable digits.
+const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
+const maxGeneratedNameLength = 63 - 5;
+
+export function generateName(base: string): string {
+  let suffix = '';
+  for (let i = 0; i < 5; i++) suffix += alphabet[randomInt(alphabet.length)];
+  return base.slice(0, maxGeneratedNameLength) + suffix;
+}
+
+/**
+ * The object's namespace must be the request's: unset takes the request's, a cluster-scoped
+ * object has none, and a different one is refused (EnsureObjectNamespaceMatchesRequestNamespace).
+ */
+export function ensureNamespaceMatches(obj: KubeObject, requestNamespace: string, namespaced: boolean): void {
+  const expected = namespaced ? requestNamespace : '';
+  const actual = obj.metadata.namespace ?? '';
+  if (actual === expected) return;
+  if (actual === '') obj.metadata.namespace = expected;
+  else if (expected === '') delete obj.metadata.namespace;
+  else throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
+  if (obj.metadata.namespace === '') delete obj.metadata.namespace;
+}
+
+export function fillCreateMetadata(obj: KubeObject, generation: boolean): void {
+  const m = obj.metadata;
+  m.uid = randomUUID();
+  m.creationTimestamp = nowTimestamp();
+  delete m.deletionTimestamp;
+  delete m.deletionGracePeriodSeconds;
+  if (generation) m.generation = 1;
+  else delete m.generation;
+}
+
+/** Fields an update may not change are carried over from the stored object. */
+export function carryUpdateMetadata(obj: KubeObject, old: KubeObject, generation: boolean, specChanged: boolean): void {
+  const m = obj.metadata, o = old.metadata;
+  m.uid = o.uid;
+  m.creationTimestamp = o.creationTimestamp;
+  if (o.deletionTimestamp) m.deletionTimestamp = o.deletionTimestamp;
+  else delete m.deletionTimestamp;
+  if (o.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = o.deletionGracePeriodSeconds;
+  else delete m.deletionGracePeriodSeconds;
+  if (generation) m.generation = (o.generation ?? 1) + (specChanged ? 1 : 0);
+  else delete m.generation;
+}

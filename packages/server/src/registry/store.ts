@@ -1,0 +1,347 @@
+/**
+ * The generic Store: every verb for every kind, over the storage contract. Per-kind
+ * behaviour comes from the ResourceDefinition's strategy (as kube's registry.Store).
+ */
+import {
+  newAlreadyExists, newBadRequest, newConflict, newInternalError, newInvalid, newNotFound, newResourceExpired,
+  OptimisticLockErrorMsg, validateObjectMeta, validateObjectMetaUpdate,
+  type FieldError, type GroupResource, type StatusError,
+} from '@windlass/machinery';
+import { isStorageError, type KeyValue, type Storage } from '@windlass/storage';
+import { decodeKeyValue, encodeForStorage } from './codec.js';
+import { decodeContinue, encodeContinue } from './continuetoken.js';
+import { parseResourceVersion, type ListOptions } from './listoptions.js';
+import { carryUpdateMetadata, ensureNamespaceMatches, fillCreateMetadata, generateName, nowTimestamp } from './objectmeta.js';
+import { waitForRevision } from './freshness.js';
+import { objectMatcher, type ObjectMatcher } from './matcher.js';
+import type { KubeObject, ResourceDefinition } from './types.js';
+
+export interface WriteOptions {
+  dryRun: boolean;
+}
+
+export interface DeleteOptions extends WriteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export interface ListResult {
+  items: KubeObject[];
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+/** Checks run before an object is created (admission), e.g. that its namespace exists. */
+export type CreateAdmission = (store: Store, obj: KubeObject) => Promise<void>;
+
+const maxGenerateNameAttempts = 8;
+const maxUpdateAttempts = 20;
+
+export class Store {
+  readonly gr: GroupResource;
+  readonly resourcePrefix: string;
+  private createAdmission: CreateAdmission[] = [];
+
+  constructor(readonly def: ResourceDefinition, readonly storage: Storage, registryPrefix: string) {
+    this.gr = { group: def.group, resource: def.resource };
+    this.resourcePrefix = `${registryPrefix}/${def.resource}/`;
+  }
+
+  addCreateAdmission(a: CreateAdmission): void {
+    this.createAdmission.push(a);
+  }
+
+  /** The key prefix of a collection: every object of the resource, or those of one namespace. */
+  collectionPrefix(namespace: string): string {
+    return this.def.namespaced && namespace ? `${this.resourcePrefix}${namespace}/` : this.resourcePrefix;
+  }
+
+  objectKey(namespace: string, name: string): string {
+    return this.def.namespaced ? `${this.resourcePrefix}${namespace}/${name}` : `${this.resourcePrefix}${name}`;
+  }
+
+  get qualifiedKind() {
+    return { group: this.def.group, kind: this.def.kind };
+  }
+
+  async get(namespace: string, name: string, resourceVersion = ''): Promise<KubeObject> {
+    if (resourceVersion !== '' && resourceVersion !== '0') await waitForRevision(this.storage, parseResourceVersion(resourceVersion));
+    const kv = await this.storage.get(this.objectKey(namespace, name));
+    if (!kv) throw newNotFound(this.gr, name);
+    return decodeKeyValue(kv);
+  }
+
+  matcher(opts: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>): ObjectMatcher {
+    return objectMatcher(this.def, opts.labelSelector, opts.fieldSelector);
+  }
+
+  async list(namespace: string, opts: ListOptions): Promise<ListResult> {
+    const prefix = this.collectionPrefix(namespace);
+    const match = this.matcher(opts);
+    let revision = 0;
+    let startKey: string | undefined;
+    let fromContinue = false;
+    let limit = opts.limit;
+    if (opts.continue) {
+      if (opts.resourceVersion !== '' && opts.resourceVersion !== '0') throw newBadRequest('specifying resource version is not allowed when using continue');
+      const token = decodeContinue(opts.continue, prefix);
+      revision = token.rv > 0 ? token.rv : 0;
+      startKey = token.startKey;
+      fromContinue = token.rv > 0;
+    } else if (opts.resourceVersion === '0') {
+      // Any: kube serves it from the watch cache as one complete list, without paging.
+      limit = 0;
+    } else if (opts.resourceVersion !== '') {
+      const rv = parseResourceVersion(opts.resourceVersion);
+      await waitForRevision(this.storage, rv);
+      const exact = opts.resourceVersionMatch === 'Exact' || (opts.resourceVersionMatch === '' && limit > 0);
+      if (exact) revision = rv;
+    }
+
+    const items: KubeObject[] = [];
+    let readRevision = revision;
+    let more = false;
+    let count = 0;
+    let lastKey: string | undefined;
+    try {
+      // With a selector, keep reading pages until `limit` objects match (as kube's etcd3 store).
+      for (;;) {
+        const res = await this.storage.range(prefix, { prefix: true, revision: readRevision || undefined, limit: limit || undefined, startKey });
+        readRevision = res.revision;
+        if (count === 0) count = res.count;
+        for (const kv of res.items) {
+          lastKey = kv.key;
+          const obj = decodeKeyValue(kv);
+          if (match.matches(obj)) items.push(obj);
+          if (limit && items.length >= limit) break;
+        }
+        const consumedAll = !limit || res.items.length === 0 || lastKey === res.items[res.items.length - 1].key;
+        more = res.more || !consumedAll;
+        if (!limit || items.length >= limit || !more) break;
+        startKey = lastKey + '\u0000';
+      }
+    } catch (err) {
+      if (isStorageError(err, 'Compacted')) {
+        if (fromContinue) throw expiredContinue(prefix, startKey!);
+        throw newResourceExpired('The resourceVersion for the provided list is too old.');
+      }
+      throw err;
+    }
+    const result: ListResult = { items, resourceVersion: String(readRevision) };
+    if (more && lastKey !== undefined) {
+      result.continue = encodeContinue(lastKey, prefix, readRevision);
+      if (match.empty) {
+        const remaining = count - items.length;
+        if (remaining > 0) result.remainingItemCount = remaining;
+      }
+    }
+    return result;
+  }
+
+  async create(namespace: string, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+    const s = this.def.strategy;
+    s.normalize?.(obj);
+    ensureNamespaceMatches(obj, namespace, this.def.namespaced);
+    if (obj.metadata.resourceVersion) throw newInternalError('resourceVersion should not be set on objects to be created');
+    fillCreateMetadata(obj, this.def.generation === true);
+    const generated = !obj.metadata.name && !!obj.metadata.generateName;
+    if (generated) obj.metadata.name = generateName(obj.metadata.generateName!);
+    s.prepareForCreate?.(obj);
+    this.validateOrThrow(obj.metadata.name ?? '', [...validateObjectMeta(obj.metadata, { namespaced: this.def.namespaced, nameValidator: s.nameValidator }), ...(s.validate?.(obj) ?? [])]);
+    for (const admit of this.createAdmission) await admit(this, obj);
+
+    for (let attempt = 0; ; attempt++) {
+      const key = this.objectKey(obj.metadata.namespace ?? '', obj.metadata.name!);
+      try {
+        if (opts.dryRun) {
+          if (await this.storage.get(key)) throw newAlreadyExists(this.gr, obj.metadata.name!);
+          return obj;
+        }
+        const kv = await this.storage.create(key, encodeForStorage(obj));
+        obj.metadata.resourceVersion = String(kv.modRevision);
+        return obj;
+      } catch (err) {
+        if (!isStorageError(err, 'KeyExists')) throw err;
+        // A generated name that collides is retried with a fresh suffix (kube retries too).
+        if (generated && attempt < maxGenerateNameAttempts) {
+          obj.metadata.name = generateName(obj.metadata.generateName!);
+          continue;
+        }
+        throw newAlreadyExists(this.gr, obj.metadata.name!);
+      }
+    }
+  }
+
+  /**
+   * Read-modify-write with compare-and-swap: `tryUpdate` maps the current object to the desired
+   * one (throwing to abort); a storage conflict re-reads and retries (kube's GuaranteedUpdate).
+   */
+  async guaranteedUpdate(namespace: string, name: string, tryUpdate: (current: KubeObject) => KubeObject | Promise<KubeObject>, opts: WriteOptions): Promise<KubeObject> {
+    const key = this.objectKey(namespace, name);
+    let kv: KeyValue | null = await this.storage.get(key);
+    for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
+      if (!kv) throw newNotFound(this.gr, name);
+      const current = decodeKeyValue(kv);
+      const desired = await tryUpdate(decodeKeyValue(kv));
+      const next = this.prepareUpdate(desired, current);
+      const bytes = encodeForStorage(next);
+      // A no-op write keeps the resourceVersion and produces no watch event.
+      if (bytes.equals(kv.value)) return current;
+      if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0 && this.mayRemoveOnUpdate(next)) {
+        if (opts.dryRun) return next;
+        try {
+          await this.storage.delete(key, kv.modRevision);
+          return next;
+        } catch (err) {
+          kv = await this.reread(err, key);
+          continue;
+        }
+      }
+      if (opts.dryRun) return next;
+      try {
+        const written = await this.storage.update(key, bytes, kv.modRevision);
+        next.metadata.resourceVersion = String(written.modRevision);
+        return next;
+      } catch (err) {
+        kv = await this.reread(err, key);
+      }
+    }
+    throw newConflict(this.gr, name, OptimisticLockErrorMsg);
+  }
+
+  private async reread(err: unknown, key: string): Promise<KeyValue | null> {
+    if (isStorageError(err, 'Conflict')) return err.details.current ?? (await this.storage.get(key));
+    if (isStorageError(err, 'NotFound')) return null;
+    throw err;
+  }
+
+  /** An object being deleted is removed once its last finalizer is gone (unless the kind still finalizes it). */
+  private mayRemoveOnUpdate(obj: KubeObject): boolean {
+    return !this.def.pendingFinalization?.(obj);
+  }
+
+  private prepareUpdate(desired: KubeObject, current: KubeObject): KubeObject {
+    const s = this.def.strategy;
+    const name = current.metadata.name!;
+    s.normalize?.(desired);
+    desired.metadata = desired.metadata ?? {};
+    if (desired.metadata.uid && desired.metadata.uid !== current.metadata.uid) {
+      throw newConflict(this.gr, name, `Precondition failed: UID in precondition: ${desired.metadata.uid}, UID in object meta: ${current.metadata.uid}`);
+    }
+    const specChanged = JSON.stringify(desired.spec) !== JSON.stringify(current.spec);
+    carryUpdateMetadata(desired, current, this.def.generation === true, specChanged);
+    s.prepareForUpdate?.(desired, current);
+    // The write is conditional on the current revision; the stored form drops it again.
+    desired.metadata.resourceVersion = current.metadata.resourceVersion;
+    this.validateOrThrow(name, [...validateObjectMetaUpdate(desired.metadata, current.metadata), ...validateObjectMeta(desired.metadata, { namespaced: this.def.namespaced, nameValidator: s.nameValidator }), ...(s.validateUpdate?.(desired, current) ?? [])]);
+    return desired;
+  }
+
+  /** PUT: replace the object; a resourceVersion in the body is a precondition. */
+  async update(namespace: string, name: string, body: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+    if ((body.metadata.name ?? '') !== name) throw newBadRequest(`the name of the object (${body.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+    ensureNamespaceMatches(body, namespace, this.def.namespaced);
+    const precondition = body.metadata.resourceVersion;
+    if (precondition) parseResourceVersion(precondition);
+    return this.guaranteedUpdate(namespace, name, (current) => {
+      if (precondition && precondition !== current.metadata.resourceVersion) throw newConflict(this.gr, name, OptimisticLockErrorMsg);
+      return structuredClone(body);
+    }, opts);
+  }
+
+  /** PATCH: `apply` computes the patched object from the current one; a resourceVersion it sets is a precondition. */
+  async patch(namespace: string, name: string, apply: (current: KubeObject) => KubeObject, opts: WriteOptions): Promise<KubeObject> {
+    return this.guaranteedUpdate(namespace, name, (current) => {
+      const patched = apply(current);
+      if (!patched || typeof patched !== 'object' || Array.isArray(patched)) throw newBadRequest('the patched object is not a JSON object');
+      patched.metadata = patched.metadata ?? {};
+      if ((patched.metadata.name ?? '') !== name) throw newBadRequest(`the name of the object (${patched.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+      ensureNamespaceMatches(patched, namespace, this.def.namespaced);
+      const rv = patched.metadata.resourceVersion;
+      if (rv && rv !== current.metadata.resourceVersion) throw newConflict(this.gr, name, OptimisticLockErrorMsg);
+      return patched;
+    }, opts);
+  }
+
+  /**
+   * DELETE. An object with finalizers (or that the kind finalizes itself) only gets its
+   * deletionTimestamp; otherwise it is removed. Returns the last state and whether it is gone.
+   */
+  async delete(namespace: string, name: string, opts: DeleteOptions): Promise<{ object: KubeObject; removed: boolean }> {
+    const key = this.objectKey(namespace, name);
+    for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
+      const kv = await this.storage.get(key);
+      if (!kv) throw newNotFound(this.gr, name);
+      const current = decodeKeyValue(kv);
+      this.checkDeletePreconditions(current, opts);
+      const pending = this.beginGracefulDelete(structuredClone(current));
+      try {
+        if (pending) {
+          if (opts.dryRun) return { object: pending, removed: false };
+          const bytes = encodeForStorage(pending);
+          if (bytes.equals(kv.value)) return { object: current, removed: false };
+          const written = await this.storage.update(key, bytes, kv.modRevision);
+          pending.metadata.resourceVersion = String(written.modRevision);
+          return { object: pending, removed: false };
+        }
+        if (opts.dryRun) return { object: current, removed: true };
+        await this.storage.delete(key, kv.modRevision);
+        return { object: current, removed: true };
+      } catch (err) {
+        if (isStorageError(err, 'Conflict')) continue;
+        if (isStorageError(err, 'NotFound')) throw newNotFound(this.gr, name);
+        throw err;
+      }
+    }
+    throw newConflict(this.gr, name, OptimisticLockErrorMsg);
+  }
+
+  private checkDeletePreconditions(current: KubeObject, opts: DeleteOptions): void {
+    const p = opts.preconditions;
+    const name = current.metadata.name!;
+    if (p?.uid && p.uid !== current.metadata.uid) {
+      throw newConflict(this.gr, name, `the UID in the precondition (${p.uid}) does not match the UID in record (${current.metadata.uid}). The object might have been deleted and then recreated`);
+    }
+    if (p?.resourceVersion && p.resourceVersion !== current.metadata.resourceVersion) {
+      throw newConflict(this.gr, name, `the ResourceVersion in the precondition (${p.resourceVersion}) does not match the ResourceVersion in record (${current.metadata.resourceVersion}). The object might have been modified`);
+    }
+  }
+
+  /** Returns the object to keep (with deletionTimestamp set) when deletion must wait for finalizers, else null. */
+  private beginGracefulDelete(obj: KubeObject): KubeObject | null {
+    if ((obj.metadata.finalizers ?? []).length === 0 && !this.def.pendingFinalization?.(obj)) return null;
+    if (!obj.metadata.deletionTimestamp) {
+      obj.metadata.deletionTimestamp = nowTimestamp();
+      obj.metadata.deletionGracePeriodSeconds = 0;
+    }
+    this.def.onDeletionRequested?.(obj);
+    return obj;
+  }
+
+  /** DELETE on a collection: deletes every object the selectors match; returns them. */
+  async deleteCollection(namespace: string, listOpts: ListOptions, opts: DeleteOptions): Promise<KubeObject[]> {
+    const { items } = await this.list(namespace, { ...listOpts, limit: 0, continue: '' });
+    const deleted: KubeObject[] = [];
+    for (const item of items) {
+      try {
+        const { object } = await this.delete(item.metadata.namespace ?? '', item.metadata.name!, opts);
+        deleted.push(object);
+      } catch (err) {
+        if ((err as StatusError).code !== 404) throw err;
+      }
+    }
+    return deleted;
+  }
+
+  private validateOrThrow(name: string, errs: FieldError[]): void {
+    if (errs.length > 0) throw newInvalid(this.qualifiedKind, name, errs);
+  }
+}
+
+function expiredContinue(prefix: string, startKey: string): StatusError {
+  const err = newResourceExpired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
+  // The inconsistent token resumes after the same key at the latest revision (rv -1).
+  const lastKey = startKey.endsWith('\u0000') ? startKey.slice(0, -1) : startKey;
+  err.status.metadata.continue = encodeContinue(lastKey, prefix, -1);
+  return err;
+}

@@ -1,0 +1,242 @@
+import { Etcd3, type IKeyValue, type ITxnResponse, KVClient, WatchClient } from 'etcd3';
+import { checkKey, checkModRevision, checkValue, checkWatchRevision } from './errors.js';
+import { etcdCall } from './etcd/errors.js';
+import { bytes, toKeyValue } from './etcd/kv.js';
+import { supportsProgressRequests } from './etcd/version.js';
+import { openEtcdWatch } from './etcd/watch.js';
+import { readRange, watchRange, withStartKey } from './keys.js';
+import {
+  StorageError,
+  type KeyValue,
+  type RangeOptions,
+  type RangeResult,
+  type Storage,
+  type WatchHandle,
+  type WatchListener,
+  type WatchOptions,
+} from './types.js';
+
+export interface EtcdStorageOptions {
+  /** Client URLs, e.g. ['http://127.0.0.1:2379']. */
+  endpoints: string[];
+  /** How long connect() may take before failing with Unavailable. Default 5000 ms. */
+  connectTimeoutMs?: number;
+  /**
+   * With progressNotify, ask for progress this often (ms) when the server's answers can
+   * be trusted (see supportsProgressRequests); otherwise the server's own
+   * --experimental-watch-progress-notify-interval applies. Default 5000; 0 disables.
+   */
+  progressIntervalMs?: number;
+}
+
+/** A key nobody writes: reads of it only serve to learn revisions. */
+const PROBE_KEY = bytes('compact_rev_key');
+
+/** The etcd backend. Create it with EtcdStorage.connect(), which also learns the server version. */
+export class EtcdStorage implements Storage {
+  readonly name = 'etcd';
+  /** The version of the member that answered the status request at connect(). */
+  serverVersion = '';
+  /** True when progress notifications prove a watch is up to date (etcd >= 3.4.31 / 3.5.13). */
+  supportsProgressRequests = false;
+
+  private readonly client: Etcd3;
+  private readonly kv: KVClient;
+  private readonly watchClient: WatchClient;
+  private readonly watches = new Set<WatchHandle>();
+  private readonly progressIntervalMs: number;
+  /** A lower bound for the compacted revision, so compactedRevision() searches less. */
+  private knownCompacted = 0;
+  private closed = false;
+
+  constructor(private readonly opts: EtcdStorageOptions) {
+    if (!opts.endpoints?.length) throw new StorageError('InvalidArgument', 'etcd needs at least one endpoint');
+    this.client = new Etcd3({ hosts: opts.endpoints });
+    this.kv = this.client.kv;
+    this.watchClient = this.client.watchClient;
+    this.progressIntervalMs = opts.progressIntervalMs ?? 5000;
+  }
+
+  /** Connect, failing within connectTimeoutMs with Unavailable when etcd does not answer. */
+  static async connect(opts: EtcdStorageOptions): Promise<EtcdStorage> {
+    const storage = new EtcdStorage(opts);
+    try {
+      await storage.detectVersion(opts.connectTimeoutMs ?? 5000);
+      return storage;
+    } catch (err) {
+      await storage.close();
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new StorageError('Unavailable', `cannot reach etcd at ${opts.endpoints.join(',')}: ${reason}`);
+    }
+  }
+
+  private async detectVersion(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    // etcd3 retries failed calls, so the gRPC deadline alone could add up to several times it.
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      const status = await Promise.race([this.client.maintenance.status({ deadline: Date.now() + timeoutMs }), timeout]);
+      this.serverVersion = status.version;
+      this.supportsProgressRequests = supportsProgressRequests(status.version);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async range(key: string, opts: RangeOptions & { prefix?: boolean } = {}): Promise<RangeResult> {
+    this.checkOpen();
+    const r = withStartKey(readRange(checkKey(key), opts.prefix), opts.startKey);
+    const revision = opts.revision && opts.revision > 0 ? opts.revision : 0;
+    const res = await etcdCall(
+      () =>
+        this.kv.range({
+          key: bytes(r.start),
+          range_end: r.end === undefined ? undefined : bytes(r.end),
+          revision,
+          limit: opts.limit && opts.limit > 0 ? opts.limit : 0,
+          count_only: !!opts.countOnly,
+        }),
+      revision,
+    );
+    return {
+      items: res.kvs.map(toKeyValue),
+      revision: revision || Number(res.header.revision),
+      count: Number(res.count),
+      more: !!res.more,
+    };
+  }
+
+  async get(key: string, revision?: number): Promise<KeyValue | null> {
+    const res = await this.range(key, { revision });
+    return res.items[0] ?? null;
+  }
+
+  async create(key: string, value: Buffer): Promise<KeyValue> {
+    const k = bytes(checkKey(key));
+    checkValue(value);
+    const res = await this.txn({
+      compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
+      success: [{ request_put: { key: k, value } }],
+      failure: [{ request_range: { key: k } }],
+    });
+    if (!res.succeeded) {
+      const current = firstKv(res);
+      throw new StorageError('KeyExists', `key ${key} already exists`, { key, current: current && toKeyValue(current) });
+    }
+    const revision = Number(res.header.revision);
+    return { key, value, createRevision: revision, modRevision: revision };
+  }
+
+  async update(key: string, value: Buffer, expectedModRevision: number): Promise<KeyValue> {
+    const k = bytes(checkKey(key));
+    checkValue(value);
+    const res = await this.txn({
+      compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: checkModRevision(expectedModRevision) }],
+      success: [{ request_put: { key: k, value, prev_kv: true } }],
+      failure: [{ request_range: { key: k } }],
+    });
+    if (!res.succeeded) throw mismatch(key, expectedModRevision, firstKv(res));
+    const prev = res.responses[0].response_put.prev_kv;
+    const revision = Number(res.header.revision);
+    return { key, value, createRevision: Number(prev.create_revision), modRevision: revision };
+  }
+
+  async delete(key: string, expectedModRevision: number): Promise<{ deleted: KeyValue; revision: number }> {
+    const k = bytes(checkKey(key));
+    const res = await this.txn({
+      compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: checkModRevision(expectedModRevision) }],
+      success: [{ request_delete_range: { key: k, prev_kv: true } }],
+      failure: [{ request_range: { key: k } }],
+    });
+    if (!res.succeeded) throw mismatch(key, expectedModRevision, firstKv(res));
+    return { deleted: toKeyValue(res.responses[0].response_delete_range.prev_kvs[0]), revision: Number(res.header.revision) };
+  }
+
+  async watch(prefix: string, fromRevision: number, listener: WatchListener, opts: WatchOptions = {}): Promise<WatchHandle> {
+    this.checkOpen();
+    const range = watchRange(checkKey(prefix));
+    // Periodic progress requests only where the answers are exact (see supportsProgressRequests).
+    const progressIntervalMs = this.supportsProgressRequests ? this.progressIntervalMs : 0;
+    let handle: WatchHandle | undefined;
+    const created = await openEtcdWatch(this.watchClient, range, checkWatchRevision(fromRevision), listener, { ...opts, progressIntervalMs }, () => {
+      if (handle) this.watches.delete(handle);
+    });
+    handle = created;
+    this.watches.add(handle);
+    return handle;
+  }
+
+  /** A linearizable read of any key: its header carries the store revision. */
+  async currentRevision(): Promise<number> {
+    this.checkOpen();
+    const res = await etcdCall(() => this.kv.range({ key: PROBE_KEY, count_only: true }));
+    return Number(res.header.revision);
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.checkOpen();
+    await etcdCall(() => this.kv.compact({ revision, physical: true }), revision);
+    this.knownCompacted = Math.max(this.knownCompacted, revision);
+  }
+
+  /**
+   * etcd has no RPC for this, but a read at R fails exactly when R is below the compacted
+   * revision: binary-search the oldest readable revision. Cheap count-only reads, no
+   * writes, and right even when someone else (another replica, etcd's auto-compaction)
+   * compacted. 0 when nothing below the first revision was ever dropped.
+   */
+  async compactedRevision(): Promise<number> {
+    let hi = await this.currentRevision();
+    let lo = Math.max(this.knownCompacted, 1);
+    if (await this.readableAt(lo)) {
+      hi = lo;
+    } else {
+      // Invariant: lo is not readable, hi is (the current revision always is).
+      while (hi - lo > 1) {
+        const mid = Math.floor((lo + hi) / 2);
+        if (await this.readableAt(mid)) hi = mid;
+        else lo = mid;
+      }
+    }
+    this.knownCompacted = hi;
+    return hi <= 1 ? 0 : hi;
+  }
+
+  private async readableAt(revision: number): Promise<boolean> {
+    try {
+      await etcdCall(() => this.kv.range({ key: PROBE_KEY, revision, count_only: true }), revision);
+      return true;
+    } catch (err) {
+      if (err instanceof StorageError && err.code === 'Compacted') return false;
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const w of [...this.watches]) w.close();
+    this.client.close();
+  }
+
+  private async txn(req: Parameters<KVClient['txn']>[0]): Promise<ITxnResponse> {
+    this.checkOpen();
+    return etcdCall(() => this.kv.txn(req));
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new StorageError('Unavailable', 'etcd storage is closed');
+  }
+}
+
+function firstKv(res: ITxnResponse): IKeyValue | undefined {
+  return res.responses[0]?.response_range?.kvs[0];
+}
+
+function mismatch(key: string, expected: number, current: IKeyValue | undefined): StorageError {
+  if (!current) return new StorageError('NotFound', `key ${key} not found`, { key });
+  const kv = toKeyValue(current);
+  return new StorageError('Conflict', `key ${key} was modified at revision ${kv.modRevision}, expected ${expected}`, { key, current: kv });
+}

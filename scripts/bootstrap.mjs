@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+// Makes a fresh clone runnable with only Node 20 and npm: installs pnpm locally, the
+// workspace's packages and (for tests) etcd, builds, then starts the server or runs the tests.
+import { spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const pnpmVersion = '9.15.9';
+const toolsBin = join(root, '.tools', 'node_modules', '.bin');
+const env = { ...process.env, PATH: `${toolsBin}:${join(root, 'node_modules', '.bin')}:${process.env.PATH}` };
+const quiet = process.argv.includes('--verbose-setup') ? 'inherit' : ['ignore', 'ignore', 'inherit'];
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { cwd: root, env, stdio: opts.stdio ?? 'inherit' });
+  if (r.status !== 0 && !opts.allowFailure) {
+    console.error(`windlass: '${cmd} ${args.join(' ')}' failed (exit ${r.status ?? r.signal})`);
+    process.exit(r.status ?? 1);
+  }
+  return r.status === 0;
+}
+
+function has(cmd) {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`], { env, stdio: 'ignore' }).status === 0;
+}
+
+function ensurePnpm() {
+  if (existsSync(join(toolsBin, 'pnpm'))) return;
+  console.error('windlass: installing pnpm into .tools/ …');
+  run('npm', ['install', '--prefix', join(root, '.tools'), '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `pnpm@${pnpmVersion}`], { stdio: quiet });
+}
+
+function ensureDependencies() {
+  const marker = join(root, 'node_modules', '.modules.yaml');
+  const lock = join(root, 'pnpm-lock.yaml');
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  console.error('windlass: installing packages …');
+  run('pnpm', ['install', '--frozen-lockfile'], { stdio: quiet });
+}
+
+function build() {
+  run('pnpm', ['exec', 'turbo', 'run', 'build', '--output-logs=errors-only'], { stdio: quiet });
+}
+
+function ensureEtcd() {
+  if (process.env.ETCD_BIN && existsSync(process.env.ETCD_BIN)) return;
+  if (has('etcd')) return;
+  console.error("windlass: installing Debian's etcd-server for the tests …");
+  const sudo = process.getuid && process.getuid() !== 0 ? ['sudo'] : [];
+  const apt = (args) => run(sudo[0] ?? 'apt-get', sudo.length ? ['apt-get', ...args] : args, { stdio: quiet });
+  apt(['update', '-qq']);
+  apt(['install', '-y', '-qq', 'etcd-server']);
+}
+
+const [command = 'start', ...rest] = process.argv.slice(2).filter((a) => a !== '--verbose-setup');
+ensurePnpm();
+ensureDependencies();
+build();
+switch (command) {
+  case 'start':
+    run('node', [join(root, 'apps', 'apiserver', 'bin', 'windlass.js'), 'start', ...rest]);
+    break;
+  case 'test':
+    ensureEtcd();
+    run('pnpm', ['exec', 'turbo', 'run', 'test', '--concurrency=1', '--output-logs=new-only', ...rest]);
+    break;
+  case 'bench':
+    ensureEtcd();
+    run('pnpm', ['--filter', '@windlass/bench', 'run', 'bench', ...rest]);
+    break;
+  default:
+    console.error(`windlass: unknown command ${command} (start, test, bench)`);
+    process.exit(2);
+}

@@ -1,0 +1,104 @@
+/** Runs the real `windlass` binary and real clients (kubectl) against it. */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const windlassBin = join(here, '..', '..', 'apps', 'apiserver', 'bin', 'windlass.js');
+
+export interface RunningServer {
+  proc: ChildProcess;
+  port: number;
+  url: string;
+  dataDir: string;
+  kubeconfig: string;
+  output: () => string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export function tempDir(prefix = 'windlass-e2e-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export async function startWindlass(args: string[] = [], dataDir = tempDir()): Promise<RunningServer> {
+  const proc = spawn(process.execPath, [windlassBin, 'start', '--data-dir', dataDir, '--secure-port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`windlass did not start:\n${out}`)), 30000);
+    const check = () => {
+      const m = /secure port: (\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    };
+    proc.stdout!.on('data', check);
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`windlass exited with ${code}:\n${out}`));
+    });
+  });
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  return {
+    proc, port, url: `https://127.0.0.1:${port}`, dataDir, kubeconfig: join(dataDir, 'kubeconfig'),
+    output: () => out,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      await exited;
+    },
+  };
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function kubectl(kubeconfig: string, args: string[], input?: string): KubectlResult {
+  const r = spawnSync('kubectl', ['--kubeconfig', kubeconfig, ...args], { input, encoding: 'utf8', timeout: 60000 });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+export function kubectlOk(kubeconfig: string, args: string[], input?: string): string {
+  const r = kubectl(kubeconfig, args, input);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
+  return r.stdout;
+}
+
+/** A request over HTTPS trusting the server's generated CA; returns status and parsed body. */
+export async function httpsCall(s: RunningServer, method: string, path: string, opts: { token?: string; body?: unknown; contentType?: string } = {}): Promise<{ status: number; body: any; text: string }> {
+  const https = await import('node:https');
+  const { readFileSync } = await import('node:fs');
+  const ca = readFileSync(join(s.dataDir, 'pki', 'ca.crt'));
+  const payload = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+  return new Promise((resolve, reject) => {
+    const req = https.request(`${s.url}${path}`, {
+      method, ca, servername: 'localhost',
+      headers: { ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}), ...(payload ? { 'content-type': opts.contentType ?? 'application/json' } : {}) },
+    }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => {
+        let body: any;
+        try { body = JSON.parse(text); } catch { body = undefined; }
+        resolve({ status: res.statusCode ?? 0, body, text });
+      });
+    });
+    req.on('error', reject);
+    if (payload) req.write(payload);
+    req.end();
+  });
+}
+
+export function adminToken(s: RunningServer): string {
+  return readFileSync(join(s.dataDir, 'admin-token'), 'utf8').trim();
+}

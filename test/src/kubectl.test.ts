@@ -1,0 +1,130 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { adminToken, httpsCall, kubectl, kubectlOk, removeDir, startWindlass, type RunningServer } from './harness.js';
+
+let s: RunningServer;
+beforeAll(async () => {
+  s = await startWindlass();
+});
+afterAll(async () => {
+  await s.stop();
+  removeDir(s.dataDir);
+});
+
+const manifest = (value: string) => `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: app-config
+  namespace: demo
+  labels:
+    app: demo
+data:
+  key: "${value}"
+  other: "x"
+`;
+
+test('requests without a valid token get a 401 Status; with it they are served', async () => {
+  const none = await httpsCall(s, 'GET', '/api/v1/namespaces');
+  expect(none.status).toBe(401);
+  expect(none.body).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+  expect((await httpsCall(s, 'GET', '/api/v1/namespaces', { token: 'wrong' })).status).toBe(401);
+  const ok = await httpsCall(s, 'GET', '/api/v1/namespaces', { token: adminToken(s) });
+  expect(ok.status).toBe(200);
+  expect(ok.body.items.map((n: any) => n.metadata.name)).toEqual(expect.arrayContaining(['default', 'kube-system']));
+  const bad = kubectl(s.kubeconfig, ['--token', 'wrong', 'get', 'namespaces']);
+  expect(bad.code).not.toBe(0);
+  expect(bad.stderr).toContain('Unauthorized');
+});
+
+test('create namespace, create -f, get in every format, label, annotate, patch, delete', () => {
+  expect(kubectlOk(s.kubeconfig, ['create', 'namespace', 'demo'])).toContain('namespace/demo created');
+  const ns = JSON.parse(kubectlOk(s.kubeconfig, ['get', 'namespace', 'demo', '-o', 'json']));
+  expect(ns.status.phase).toBe('Active');
+
+  expect(kubectlOk(s.kubeconfig, ['create', '-f', '-'], manifest('v1'))).toContain('configmap/app-config created');
+  const table = kubectlOk(s.kubeconfig, ['get', 'configmaps', '-n', 'demo']);
+  expect(table).toMatch(/^NAME\s+DATA\s+AGE\n/);
+  expect(table).toMatch(/app-config\s+2\s+\d+s/);
+  const yamlOut = kubectlOk(s.kubeconfig, ['get', 'cm', 'app-config', '-n', 'demo', '-o', 'yaml']);
+  expect(yamlOut).toContain('key: v1');
+  expect(yamlOut).toMatch(/resourceVersion: "\d+"/);
+  const json = JSON.parse(kubectlOk(s.kubeconfig, ['get', 'cm', 'app-config', '-n', 'demo', '-o', 'json']));
+  expect(json.metadata.uid).toBeTruthy();
+
+  expect(kubectlOk(s.kubeconfig, ['label', 'cm', 'app-config', '-n', 'demo', 'tier=backend'])).toContain('labeled');
+  expect(kubectlOk(s.kubeconfig, ['annotate', 'cm', 'app-config', '-n', 'demo', 'note=hello'])).toContain('annotated');
+  expect(kubectlOk(s.kubeconfig, ['patch', 'cm', 'app-config', '-n', 'demo', '-p', '{"data":{"patched":"yes"}}'])).toContain('patched');
+  expect(kubectlOk(s.kubeconfig, ['patch', 'cm', 'app-config', '-n', 'demo', '--type', 'merge', '-p', '{"data":{"merged":"yes"}}'])).toContain('patched');
+  expect(kubectlOk(s.kubeconfig, ['patch', 'cm', 'app-config', '-n', 'demo', '--type', 'json', '-p', '[{"op":"remove","path":"/data/merged"}]'])).toContain('patched');
+  const after = JSON.parse(kubectlOk(s.kubeconfig, ['get', 'cm', 'app-config', '-n', 'demo', '-o', 'json']));
+  expect(after.metadata.labels).toEqual({ app: 'demo', tier: 'backend' });
+  expect(after.metadata.annotations).toEqual({ note: 'hello' });
+  expect(after.data).toEqual({ key: 'v1', other: 'x', patched: 'yes' });
+
+  const sel = kubectlOk(s.kubeconfig, ['get', 'cm', '-n', 'demo', '-l', 'tier=backend', '-o', 'name']);
+  expect(sel.trim()).toBe('configmap/app-config');
+  const missing = kubectl(s.kubeconfig, ['get', 'cm', 'nope', '-n', 'demo']);
+  expect(missing.code).not.toBe(0);
+  expect(missing.stderr).toContain('Error from server (NotFound): configmaps "nope" not found');
+  const dup = kubectl(s.kubeconfig, ['create', '-f', '-'], manifest('v1'));
+  expect(dup.stderr).toContain('(AlreadyExists)');
+
+  expect(kubectlOk(s.kubeconfig, ['delete', 'cm', 'app-config', '-n', 'demo'])).toContain('configmap "app-config" deleted');
+  expect(kubectl(s.kubeconfig, ['get', 'cm', 'app-config', '-n', 'demo']).code).not.toBe(0);
+});
+
+test('apply twice: create, then a strategic merge patch that removes dropped keys', () => {
+  kubectl(s.kubeconfig, ['create', 'namespace', 'demo']);
+  expect(kubectlOk(s.kubeconfig, ['apply', '-f', '-'], manifest('one'))).toContain('configmap/app-config created');
+  const second = manifest('two').replace('  other: "x"\n', '');
+  expect(kubectlOk(s.kubeconfig, ['apply', '-f', '-'], second)).toContain('configmap/app-config configured');
+  const cm = JSON.parse(kubectlOk(s.kubeconfig, ['get', 'cm', 'app-config', '-n', 'demo', '-o', 'json']));
+  expect(cm.data).toEqual({ key: 'two' });
+  expect(cm.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']).toContain('"two"');
+  expect(kubectlOk(s.kubeconfig, ['apply', '-f', '-'], second)).toContain('unchanged');
+});
+
+test('secrets through kubectl', () => {
+  kubectl(s.kubeconfig, ['create', 'namespace', 'demo']);
+  expect(kubectlOk(s.kubeconfig, ['create', 'secret', 'generic', 'creds', '-n', 'demo', '--from-literal=user=admin'])).toContain('secret/creds created');
+  const sec = JSON.parse(kubectlOk(s.kubeconfig, ['get', 'secret', 'creds', '-n', 'demo', '-o', 'json']));
+  expect(Buffer.from(sec.data.user, 'base64').toString()).toBe('admin');
+  expect(sec.type).toBe('Opaque');
+  expect(kubectlOk(s.kubeconfig, ['get', 'secrets', '-n', 'demo'])).toMatch(/creds\s+Opaque\s+1/);
+});
+
+test('api-resources lists the served kinds', () => {
+  const out = kubectlOk(s.kubeconfig, ['api-resources']);
+  expect(out).toMatch(/configmaps\s+cm\s+v1\s+true\s+ConfigMap/);
+  expect(out).toMatch(/namespaces\s+ns\s+v1\s+false\s+Namespace/);
+  expect(out).toMatch(/leases\s+coordination.k8s.io\/v1\s+true\s+Lease/);
+});
+
+test('get -w streams changes', async () => {
+  kubectl(s.kubeconfig, ['create', 'namespace', 'watched']);
+  const proc = spawn('kubectl', ['--kubeconfig', s.kubeconfig, 'get', 'cm', '-n', 'watched', '-w', '--output-watch-events'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout.on('data', (d) => (out += d));
+  proc.stderr.on('data', (d) => (out += d));
+  await new Promise((r) => setTimeout(r, 1500));
+  kubectlOk(s.kubeconfig, ['create', 'configmap', 'w1', '-n', 'watched', '--from-literal=a=b']);
+  kubectlOk(s.kubeconfig, ['delete', 'configmap', 'w1', '-n', 'watched']);
+  const deadline = Date.now() + 15000;
+  while (!/DELETED\s+w1/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  proc.kill();
+  expect(out).toMatch(/ADDED\s+w1/);
+  expect(out).toMatch(/DELETED\s+w1/);
+});
+
+test('delete namespace waits until its contents and the namespace are gone', () => {
+  kubectlOk(s.kubeconfig, ['create', 'namespace', 'doomed']);
+  kubectlOk(s.kubeconfig, ['create', 'configmap', 'c', '-n', 'doomed', '--from-literal=a=b']);
+  expect(kubectlOk(s.kubeconfig, ['delete', 'namespace', 'doomed', '--timeout=30s'])).toContain('namespace "doomed" deleted');
+  expect(kubectl(s.kubeconfig, ['get', 'namespace', 'doomed']).stderr).toContain('NotFound');
+});
+
+test('the kubeconfig names the server and a token', () => {
+  const text = readFileSync(s.kubeconfig, 'utf8');
+  expect(text).toContain(s.url);
+  expect(text).toContain('token:');
+});
