@@ -33,7 +33,7 @@ test('requests without a valid token get a 401 Status; with it they are served',
   expect(ok.body.items.map((n: any) => n.metadata.name)).toEqual(expect.arrayContaining(['default', 'kube-system']));
   const bad = kubectl(s.kubeconfig, ['--token', 'wrong', 'get', 'namespaces']);
   expect(bad.code).not.toBe(0);
-  expect(bad.stderr).toContain('Unauthorized');
+  expect(bad.stderr).toContain('the server has asked for the client to provide credentials');
 });
 
 test('create namespace, create -f, get in every format, label, annotate, patch, delete', () => {

@@ -3,3 +3,4 @@ export * from './labels.js';
 export * from './fields.js';
 export * from './validation.js';
 export * from './patchmeta.js';
+export * from './protobuf/index.js';

@@ -58,6 +58,16 @@ describe('applyJsonPatch: operations', () => {
     expect(apply([{ op: 'replace', path: '', value: { only: true } }])).toEqual({ only: true });
   });
 
+  test('__proto__ and constructor are ordinary keys', () => {
+    const out = apply([
+      { op: 'add', path: '/data/__proto__', value: { polluted: true } },
+      { op: 'add', path: '/data/constructor', value: 'c' },
+    ]) as { data: Record<string, unknown> };
+    expect(Object.keys(out.data)).toEqual(['a', 'b', '__proto__', 'constructor']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(apply([{ op: 'remove', path: '/data/a' }, { op: 'test', path: '/data/a', value: null }])).toEqual({ ...doc, data: { b: '2' } });
+  });
+
   test('null and empty arrays patch nothing', () => {
     expect(apply('null')).toEqual(doc);
     expect(apply([])).toEqual(doc);

@@ -3,14 +3,14 @@
  * called from apiserver's patch handler). Navigation and error checks follow evanphx
  * so the 422 messages and edge cases match (negative array indices, `replace` of a
  * missing object key acting as `add`, a `test` against null matching a missing
- * value); fast-json-patch then performs each checked operation.
+ * value). Operations mutate a private copy; fast-json-patch supplies the RFC 6901
+ * key decoding and the deep equality of `test`.
  */
 import fjp from 'fast-json-patch';
-import type { Operation } from 'fast-json-patch';
 import { newBadRequest, newRequestEntityTooLarge } from '@windlass/machinery';
 import { genericUnprocessable } from './errors.js';
 import { cannotUnmarshal, decodeGoJSON, goJSONKind } from './gojson.js';
-import { deepClone, isMap } from './util.js';
+import { deepClone, isMap, setKey } from './util.js';
 
 export const maxJSONPatchOperations = 10000;
 
@@ -29,25 +29,22 @@ class OpError extends Error {}
 
 const decodeKey = (k: string) => fjp.unescapePathComponent(k);
 
-/**
- * evanphx findObject: the container holding the last path token, or undefined. Also
- * answers the parent's pointer with array indices made canonical (negatives resolved).
- */
-function findObject(doc: Container, path: string): { con: Container; key: string; parent: string } | undefined {
+interface Found {
+  con: Container;
+  key: string;
+}
+
+/** evanphx findObject: the container holding the last path token, or undefined. */
+function findObject(doc: Container, path: string): Found | undefined {
   const split = path.split('/');
   if (split.length < 2) return undefined;
   let cur: Json = doc;
-  let parent = '';
   for (const part of split.slice(1, -1)) {
-    const key = decodeKey(part);
-    const c = cur as Container;
-    const idx = Array.isArray(c) ? arrayIndex(c, key, c.length) : undefined;
-    const next = getChild(c, key);
+    const next = getChild(cur as Container, decodeKey(part));
     if (next === undefined || next === null || typeof next !== 'object') return undefined;
-    parent += `/${idx !== undefined ? idx : fjp.escapePathComponent(key)}`;
     cur = next;
   }
-  return { con: cur as Container, key: decodeKey(split[split.length - 1]), parent };
+  return { con: cur as Container, key: decodeKey(split[split.length - 1]) };
 }
 
 // Go's strconv.Atoi: optional sign, decimal digits only.
@@ -57,12 +54,12 @@ function atoi(key: string): number | undefined {
 
 function getChild(con: Container, key: string): Json | undefined {
   if (!Array.isArray(con)) return Object.prototype.hasOwnProperty.call(con, key) ? con[key] : undefined;
-  const idx = arrayIndex(con, key, con.length);
+  const idx = arrayIndex(key, con.length);
   return idx === undefined ? undefined : con[idx];
 }
 
 /** An index in [0, limit) after resolving negatives from the end, as evanphx v4 allows. */
-function arrayIndex(ary: Json[], key: string, limit: number): number | undefined {
+function arrayIndex(key: string, limit: number): number | undefined {
   let idx = atoi(key);
   if (idx === undefined) return undefined;
   if (idx < 0) {
@@ -72,8 +69,14 @@ function arrayIndex(ary: Json[], key: string, limit: number): number | undefined
   return idx < limit ? idx : undefined;
 }
 
-function pointer(found: { con: Container; key: string; parent: string }, idx?: number): string {
-  return `${found.parent}/${Array.isArray(found.con) && idx !== undefined ? idx : fjp.escapePathComponent(found.key)}`;
+/** Sets an object member, or an array element at `idx` (inserting when `insert`). */
+function put(found: Found, value: Json, idx?: number, insert = false): void {
+  if (Array.isArray(found.con)) {
+    if (insert) found.con.splice(idx ?? found.con.length, 0, deepClone(value));
+    else found.con[idx!] = deepClone(value);
+  } else {
+    setKey(found.con, found.key, deepClone(value));
+  }
 }
 
 interface Op {
@@ -89,10 +92,6 @@ function strField(op: Op, name: 'path' | 'from', what: string): string {
   return v;
 }
 
-function apply(doc: Container, operation: Operation): Container {
-  return fjp.applyOperation(doc, operation, false, true).newDocument as Container;
-}
-
 function add(doc: Container, op: Op): Container {
   const path = strField(op, 'path', 'add operation failed to decode path');
   const value = 'value' in op ? op.value : null;
@@ -104,11 +103,13 @@ function add(doc: Container, op: Op): Container {
     if (n === undefined) {
       throw new OpError(`error in add for path: '${path}': value was not a proper array index: '${key}': strconv.Atoi: parsing ${JSON.stringify(key)}: invalid syntax`);
     }
-    const idx = arrayIndex(con, key, con.length + 1);
+    const idx = arrayIndex(key, con.length + 1);
     if (idx === undefined) throw new OpError(`error in add for path: '${path}': Unable to access invalid index: ${n}: invalid index referenced`);
-    return apply(doc, { op: 'add', path: pointer(found, idx), value: deepClone(value) });
+    put(found, value, idx, true);
+    return doc;
   }
-  return apply(doc, { op: 'add', path: pointer(found), value: deepClone(value) });
+  put(found, value, undefined, true);
+  return doc;
 }
 
 function remove(doc: Container, op: Op): Container {
@@ -117,14 +118,16 @@ function remove(doc: Container, op: Op): Container {
   if (!found) throw new OpError(`remove operation does not apply: doc is missing path: "${path}": missing value`);
   const { con, key } = found;
   if (Array.isArray(con)) {
-    const idx = arrayIndex(con, key, con.length);
+    const idx = arrayIndex(key, con.length);
     if (idx === undefined) throw new OpError(`error in remove for path: '${path}': Unable to access invalid index: ${atoi(key) ?? key}: invalid index referenced`);
-    return apply(doc, { op: 'remove', path: pointer(found, idx) });
+    con.splice(idx, 1);
+    return doc;
   }
   if (!Object.prototype.hasOwnProperty.call(con, key)) {
     throw new OpError(`error in remove for path: '${path}': Unable to remove nonexistent key: ${key}: missing value`);
   }
-  return apply(doc, { op: 'remove', path: pointer(found) });
+  delete con[key];
+  return doc;
 }
 
 function replace(doc: Container, op: Op): Container {
@@ -138,12 +141,14 @@ function replace(doc: Container, op: Op): Container {
   if (!found) throw new OpError(`replace operation does not apply: doc is missing path: ${path}: missing value`);
   const { con, key } = found;
   if (Array.isArray(con)) {
-    const idx = arrayIndex(con, key, con.length);
+    const idx = arrayIndex(key, con.length);
     if (idx === undefined) throw new OpError(`replace operation does not apply: doc is missing key: ${path}: missing value`);
-    return apply(doc, { op: 'replace', path: pointer(found, idx), value: deepClone(value) });
+    put(found, value, idx);
+    return doc;
   }
   // evanphx treats a missing object key as present (its get answers nil without error).
-  return apply(doc, { op: 'add', path: pointer(found), value: deepClone(value) });
+  put(found, value);
+  return doc;
 }
 
 function valueAt(doc: Container, path: string, what: string): { con: Container; key: string; value: Json } {
@@ -156,14 +161,14 @@ function moveOrCopy(doc: Container, op: Op, kind: 'move' | 'copy'): Container {
   const from = strField(op, 'from', `${kind} operation failed to decode from`);
   const src = valueAt(doc, from, kind);
   if (kind === 'move') {
-    if (Array.isArray(src.con) && arrayIndex(src.con, src.key, src.con.length) === undefined) {
+    if (Array.isArray(src.con) && arrayIndex(src.key, src.con.length) === undefined) {
       throw new OpError(`error in move for path: '${src.key}': Unable to access invalid index: ${atoi(src.key) ?? src.key}: invalid index referenced`);
     }
     if (!Array.isArray(src.con) && !Object.prototype.hasOwnProperty.call(src.con, src.key)) {
       throw new OpError(`error in move for path: '${src.key}': Unable to remove nonexistent key: ${src.key}: missing value`);
     }
     doc = remove(doc, { op: 'remove', path: from });
-  } else if (Array.isArray(src.con) && arrayIndex(src.con, src.key, src.con.length) === undefined) {
+  } else if (Array.isArray(src.con) && arrayIndex(src.key, src.con.length) === undefined) {
     throw new OpError(`error in copy for from: '${from}': Unable to access invalid index: ${atoi(src.key) ?? src.key}: invalid index referenced`);
   }
   const path = strField(op, 'path', `${kind} operation failed to decode path`);
@@ -184,7 +189,7 @@ function test(doc: Container, op: Op): Container {
   const found = findObject(doc, path);
   if (!found) throw new OpError(`test operation does not apply: is missing path: ${path}: missing value`);
   const { con, key } = found;
-  if (Array.isArray(con) && arrayIndex(con, key, con.length) === undefined) {
+  if (Array.isArray(con) && arrayIndex(key, con.length) === undefined) {
     throw new OpError(`error in test for path: '${path}': Unable to access invalid index: ${atoi(key) ?? key}: invalid index referenced`);
   }
   const actual = getChild(con, key);

@@ -67,7 +67,7 @@ export function bodyMediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();
 }
 
-export const objectBodyTypes = ['application/json', 'application/yaml'];
+export const objectBodyTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 export const patchBodyTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
 
 export function requireBodyType(contentType: string | undefined, accepted: string[]): string {

@@ -11,7 +11,8 @@ import { EmbeddedStorage } from './embedded.js';
  */
 
 const WRITER = fileURLToPath(new URL('./testing/crash-writer.js', import.meta.url));
-const ACKS_BEFORE_KILL = 200;
+// Prime: a writer that acknowledged a batch before committing it is then rarely killed just after a commit.
+const ACKS_BEFORE_KILL = 211;
 
 let dir: string;
 beforeEach(async () => {

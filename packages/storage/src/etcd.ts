@@ -49,7 +49,7 @@ export class EtcdStorage implements Storage {
   private knownCompacted = 0;
   private closed = false;
 
-  constructor(private readonly opts: EtcdStorageOptions) {
+  constructor(opts: EtcdStorageOptions) {
     if (!opts.endpoints?.length) throw new StorageError('InvalidArgument', 'etcd needs at least one endpoint');
     this.client = new Etcd3({ hosts: opts.endpoints });
     this.kv = this.client.kv;

@@ -1,6 +1,6 @@
 /** Decoding request bodies (JSON or YAML) into objects of the addressed kind. */
 import yaml from 'js-yaml';
-import { newBadRequest } from '@windlass/machinery';
+import { decodeProtobuf, newBadRequest, protobufMediaType } from '@windlass/machinery';
 import { groupVersion, type KubeObject, type ResourceDefinition } from '../registry/types.js';
 import { objectBodyTypes, requireBodyType } from '../negotiation.js';
 
@@ -32,7 +32,7 @@ export function decodeObjectBody(raw: unknown, contentType: string | undefined, 
   const mediaType = requireBodyType(contentType, objectBodyTypes);
   const body = Buffer.isBuffer(raw) ? raw : Buffer.alloc(0);
   if (body.length === 0) throw newBadRequest('the body of the request is empty');
-  const doc = parseDocument(body, mediaType);
+  const doc = mediaType === protobufMediaType ? decodeProtobuf(body, def).object : parseDocument(body, mediaType);
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
     throw newBadRequest(`the object provided is unrecognized (must be of type ${def.kind}): couldn't get version/kind; json parse error: expected an object (${truncate(body.toString('utf8'))})`);
   }

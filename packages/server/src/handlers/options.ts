@@ -1,5 +1,5 @@
 /** Write options from the query (and DeleteOptions from the body), validated as kube does (422 on the options kind). */
-import { fieldErr, newInvalid, type FieldError } from '@windlass/machinery';
+import { decodeProtobuf, fieldErr, newInvalid, protobufMediaType, type FieldError } from '@windlass/machinery';
 import type { DeleteOptions } from '../registry/store.js';
 import { parseDocument } from './body.js';
 import { bodyMediaType } from '../negotiation.js';
@@ -42,8 +42,8 @@ interface DeleteOptionsBody {
 export function parseDeleteOptions(query: URLSearchParams, body: unknown, contentType: string | undefined): DeleteOptions {
   let opts: DeleteOptionsBody = {};
   if (Buffer.isBuffer(body) && body.length > 0) {
-    const mt = bodyMediaType(contentType) === 'application/yaml' ? 'application/yaml' : 'application/json';
-    const doc = parseDocument(body, mt);
+    const mt = bodyMediaType(contentType);
+    const doc = mt === protobufMediaType ? decodeProtobuf(body, { group: 'meta.k8s.io', version: 'v1', kind: 'DeleteOptions' }).object : parseDocument(body, mt === 'application/yaml' ? mt : 'application/json');
     if (doc && typeof doc === 'object' && !Array.isArray(doc)) opts = doc as DeleteOptionsBody;
   }
   const dryRun = [...(opts.dryRun ?? []), ...query.getAll('dryRun')];

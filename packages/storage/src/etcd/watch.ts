@@ -28,6 +28,8 @@ export async function openEtcdWatch(
   const stream = await etcdCall(() => client.watch());
   let created = false;
   let done = false;
+  /** A compaction was reported; only the deferred finish() is still to come. */
+  let ending = false;
   let timer: NodeJS.Timeout | undefined;
   let settle!: { resolve: () => void; reject: (e: unknown) => void };
   const ready = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
@@ -63,13 +65,19 @@ export async function openEtcdWatch(
   };
 
   stream.on('data', (res: IWatchResponse) => {
-    if (done) return;
+    if (done || ending) return;
     if (Number(res.compact_revision) > 0) {
-      // etcd confirms the watch first and reports the compaction right after; let
-      // watch() resolve so the listener hears about it, as the contract says.
-      const compacted = Number(res.compact_revision);
-      if (!created) (created = true), settle.resolve();
-      setImmediate(() => finish(compactedError(fromRevision, compacted)));
+      const err = compactedError(fromRevision, Number(res.compact_revision));
+      if (created) {
+        finish(err);
+        return;
+      }
+      // etcd normally confirms the watch before reporting the compaction; if not, still
+      // let watch() resolve first, so the listener hears about it as the contract says.
+      created = true;
+      ending = true;
+      settle.resolve();
+      setImmediate(() => finish(err));
       return;
     }
     if (res.canceled) {

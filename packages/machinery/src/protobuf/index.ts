@@ -1,0 +1,1 @@
+export { decodeProtobuf, protoPackageFor, protobufMediaType, type DecodedProtobuf } from './codec.js';
