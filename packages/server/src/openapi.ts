@@ -2,24 +2,25 @@
 import { Router } from 'express';
 import { buildOpenAPIV2, buildOpenAPIV3, openAPIV3Index } from '@windlass/schemas';
 import type { APIRegistry } from './registry/index.js';
-import { groupVersion } from './registry/types.js';
 
 export function openAPIRoutes(registry: APIRegistry): Router {
   const router = Router();
   const served = () => registry.all().map((d) => ({ group: d.group, version: d.version, kind: d.kind, resource: d.resource, namespaced: d.namespaced }));
   // Documents are built once: the served kinds do not change while the process runs.
   let v2: string | undefined;
+  let v3Index: string | undefined;
   const v3 = new Map<string, string>();
   router.get('/openapi/v2', (_req, res) => {
     v2 ??= JSON.stringify(buildOpenAPIV2(served()));
     res.type('application/json').end(v2);
   });
   router.get('/openapi/v3', (_req, res) => {
-    res.type('application/json').end(JSON.stringify(openAPIV3Index(registry.groupVersions().map((gv) => (gv.includes('/') ? `apis/${gv}` : `api/${gv}`)))));
+    v3Index ??= JSON.stringify(openAPIV3Index(registry.groupVersions(), served()));
+    res.type('application/json').end(v3Index);
   });
   router.get(/^\/openapi\/v3\/(apis?)\/(.+)$/, (req, res) => {
     const m = /^\/openapi\/v3\/(apis?)\/(.+)$/.exec(req.path)!;
-    const gv = m[1] === 'api' ? m[2] : m[2];
+    const gv = m[2];
     const defs = registry.resourcesIn(gv);
     if (!defs || (m[1] === 'api') !== !gv.includes('/')) {
       res.status(404).type('text/plain').end('404 page not found\n');
@@ -27,7 +28,7 @@ export function openAPIRoutes(registry: APIRegistry): Router {
     }
     let doc = v3.get(gv);
     if (!doc) {
-      doc = JSON.stringify(buildOpenAPIV3(gv, served().filter((s) => groupVersion(s) === gv)));
+      doc = JSON.stringify(buildOpenAPIV3(gv, served()));
       v3.set(gv, doc);
     }
     res.type('application/json').end(doc);
