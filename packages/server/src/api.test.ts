@@ -278,6 +278,20 @@ describeBackends('API server', (ctx) => {
     expect(immortal.body.message).toBe('namespaces "default" is forbidden: this namespace may not be deleted');
   });
 
+  test('deletecollection removes what the selector matches and answers the deleted list', async () => {
+    await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('dc1', { labels: { batch: 'x' } }) });
+    await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('dc2', { labels: { batch: 'x' } }) });
+    await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('keep') });
+    const r = await t.call('DELETE', '/api/v1/namespaces/default/configmaps?labelSelector=batch%3Dx');
+    expect(r.status).toBe(200);
+    expect(r.body.kind).toBe('ConfigMapList');
+    expect(r.body.items.map((i: any) => i.metadata.name).sort()).toEqual(['dc1', 'dc2']);
+    const left = await t.call('GET', '/api/v1/namespaces/default/configmaps');
+    expect(left.body.items.map((i: any) => i.metadata.name)).toEqual(['keep']);
+    expect((await t.call('GET', '/livez')).text).toBe('ok');
+    expect((await t.call('GET', '/readyz')).text).toBe('ok');
+  });
+
   test('unsupported verbs are 405', async () => {
     const r = await t.call('DELETE', '/api/v1/namespaces');
     expect(r.status).toBe(405);

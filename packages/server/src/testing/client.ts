@@ -44,32 +44,6 @@ export async function startTestServer(opts: APIServerOptions): Promise<TestServe
   };
 }
 
-/** Reads a watch stream line by line until `count` events arrived (or the stream ended). */
-export async function readWatch(base: string, path: string, count: number, headers: Record<string, string> = {}): Promise<{ events: any[]; abort(): void }> {
-  const ctrl = new AbortController();
-  const res = await fetch(base + path, { headers, signal: ctrl.signal });
-  const events: any[] = [];
-  const reader = res.body!.getReader();
-  const dec = new TextDecoder();
-  let buf = '';
-  try {
-    while (events.length < count) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buf += dec.decode(value, { stream: true });
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl).trim();
-        buf = buf.slice(nl + 1);
-        if (line) events.push(JSON.parse(line));
-      }
-    }
-  } finally {
-    ctrl.abort();
-  }
-  return { events, abort: () => ctrl.abort() };
-}
-
 /** Opens a watch and collects its events as they arrive. */
 export function openWatch(base: string, path: string, headers: Record<string, string> = {}) {
   const ctrl = new AbortController();
