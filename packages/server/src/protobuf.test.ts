@@ -28,6 +28,8 @@ test('a protobuf create body is decoded like its JSON form', async () => {
     const obj = await res.json() as any;
     expect(obj.metadata.name).toBe('pb');
     expect(obj.metadata.generateName).toBeUndefined();
+    // Fields not on the wire stay unset (protobufjs would report defaults such as immutable: false).
+    expect('immutable' in obj).toBe(false);
     expect(obj.metadata.labels).toEqual({ app: 'x' });
     expect(obj.data).toEqual({ k: 'v' });
     expect(obj.binaryData).toEqual({ bin: Buffer.from([1, 2, 3]).toString('base64') });

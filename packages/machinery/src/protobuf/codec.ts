@@ -75,12 +75,14 @@ function toJSON(type: protobuf.Type, message: any): unknown {
   }
   const out: Record<string, unknown> = {};
   for (const field of type.fieldsArray) {
+    // protobufjs exposes unset optional fields as prototype defaults; only own fields were on the wire.
+    if (!Object.prototype.hasOwnProperty.call(message, field.name)) continue;
     const value = message[field.name];
     if (value === undefined || value === null) continue;
     if (field.map) {
       const m: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(value as Record<string, unknown>)) m[k] = scalar(field, v);
-      if (Object.keys(m).length || Object.prototype.hasOwnProperty.call(message, field.name)) out[field.name] = m;
+      if (Object.keys(m).length) out[field.name] = m;
       continue;
     }
     if (field.repeated) {
