@@ -102,3 +102,33 @@ export async function httpsCall(s: RunningServer, method: string, path: string, 
 export function adminToken(s: RunningServer): string {
   return readFileSync(join(s.dataDir, 'admin-token'), 'utf8').trim();
 }
+
+/**
+ * Starts windlass again on a stopped server's port and data dir (same URL, CA, token and
+ * kubeconfig), as an operator restarting a replica does. `args` are the flags it ran with.
+ * Retries for a while if the port is not free yet.
+ */
+export async function restartWindlass(prev: RunningServer, args: string[] = []): Promise<RunningServer> {
+  await prev.stop();
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 20; attempt++) {
+    try {
+      return await startWindlass([...args, '--secure-port', String(prev.port)], prev.dataDir);
+    } catch (err) {
+      lastError = err;
+      if (!/EADDRINUSE/.test(String(err))) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  throw lastError;
+}
+
+/** Poll `probe` until it returns true or `timeoutMs` passes; returns the last result. Never asserts on time. */
+export async function eventually(probe: () => boolean | Promise<boolean>, timeoutMs = 30000, intervalMs = 100): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await probe()) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEtcd, type EtcdServer } from '@windlass/storage/testing';
 import { httpsCall, kubectlOk, removeDir, startWindlass, tempDir, type RunningServer } from './harness.js';
@@ -33,9 +33,10 @@ afterAll(async () => {
 const onB = (method: string, path: string, body?: unknown) => httpsCall({ ...b, dataDir: a.dataDir }, method, path, { token, body });
 
 test('a write through one replica is visible through the other, by get and by an open watch', async () => {
-  const watchPath = '/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1';
+  // The watch on B starts from a resourceVersion obtained from A.
+  const listed = await httpsCall(a, 'GET', '/api/v1/namespaces/default/configmaps', { token: readFileSync(join(a.dataDir, 'admin-token'), 'utf8').trim() });
+  const watchPath = `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${listed.body.metadata.resourceVersion}`;
   const https = await import('node:https');
-  const { readFileSync } = await import('node:fs');
   const events: any[] = [];
   const req = https.get(`${b.url}${watchPath}`, { ca: readFileSync(join(a.dataDir, 'pki', 'ca.crt')), servername: 'localhost', headers: { authorization: `Bearer ${token}` } }, (res) => {
     let buf = '';

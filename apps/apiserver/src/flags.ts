@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 
-export type Command = 'start' | 'help' | 'version';
+export type Command = 'start' | 'compact' | 'help' | 'version';
 export type StorageKind = 'embedded' | 'etcd';
 
 export interface FeatureGateSpec {
@@ -38,11 +38,22 @@ export interface ServerOptions {
   tokenAuthFile?: string;
   /** The SQLite file of embedded storage (`:memory:` for none); unset means inside dataDir. */
   embeddedPath?: string;
+  /** kube's --etcd-compaction-interval, in ms; 0 disables periodic compaction. */
+  etcdCompactionIntervalMs: number;
+}
+
+/** The flags of `windlass compact`. */
+export interface CompactOptions {
+  /** Unset: $KUBECONFIG, else ./.windlass/kubeconfig. */
+  kubeconfig?: string;
+  revision: number;
 }
 
 export interface ParsedCommand {
   command: Command;
   options: ServerOptions;
+  /** Set for the compact command. */
+  compact?: CompactOptions;
 }
 
 /** A command line the user must fix; the caller prints the message and usage() and exits 2. */
@@ -72,6 +83,7 @@ export function defaultServerOptions(): ServerOptions {
     etcdServers: [],
     etcdPrefix: '/registry',
     featureGates: defaultFeatureGates(),
+    etcdCompactionIntervalMs: 5 * 60 * 1000,
   };
 }
 
@@ -91,6 +103,7 @@ interface FlagSpec {
 
 interface ParseState {
   options: ServerOptions;
+  compact: Partial<CompactOptions>;
   help: boolean;
   version: boolean;
   /** Which flags appeared, for the cross-flag checks. */
@@ -113,6 +126,42 @@ function parsePort(value: string): number {
   const n = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
   if (!(n >= 0 && n <= 65535)) throw 'must be an integer between 0 and 65535 (0 picks a free port)';
   return n;
+}
+
+const DURATION_UNITS_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+// Go's time.ParseDuration, which pflag's duration flags use; returns milliseconds.
+function parseDuration(value: string): number {
+  const quoted = JSON.stringify(value);
+  let rest = value;
+  let sign = 1;
+  if (rest.startsWith('-') || rest.startsWith('+')) {
+    if (rest[0] === '-') sign = -1;
+    rest = rest.slice(1);
+  }
+  if (rest === '0') return 0;
+  if (rest === '') throw `time: invalid duration ${quoted}`;
+  let ms = 0;
+  while (rest !== '') {
+    const m = /^(\d*(?:\.\d*)?)([^\d.]*)/.exec(rest)!;
+    const [whole, num, unit] = m;
+    if (num === '' || num === '.') throw `time: invalid duration ${quoted}`;
+    if (unit === '') throw `time: missing unit in duration ${quoted}`;
+    const scale = DURATION_UNITS_MS[unit];
+    if (scale === undefined) throw `time: unknown unit ${JSON.stringify(unit)} in duration ${quoted}`;
+    ms += Number(num) * scale;
+    rest = rest.slice(whole.length);
+  }
+  return sign * ms;
+}
+
+/** As Go's Duration.String() prints the default in usage: 5m0s. */
+function formatDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = (ms % 60_000) / 1000;
+  return `${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${s}s`;
 }
 
 function parseEtcdServers(value: string): string[] {
@@ -191,6 +240,17 @@ const FLAGS: FlagSpec[] = [
     usage: 'SQLite file for --storage=embedded, or :memory: for storage that is lost on exit. Defaults to a file inside --data-dir.',
     set(s, v) {
       s.options.embeddedPath = nonEmpty(v);
+    },
+  },
+  {
+    name: 'etcd-compaction-interval',
+    type: 'duration',
+    defaultText: formatDuration(defaults.etcdCompactionIntervalMs),
+    usage: 'The interval of compaction requests. If 0, the compaction request from apiserver is disabled. Applies to the embedded store too.',
+    set(s, v) {
+      const ms = parseDuration(v);
+      if (ms < 0) throw 'must not be negative';
+      s.options.etcdCompactionIntervalMs = ms;
     },
   },
   {
@@ -285,8 +345,45 @@ const FLAGS: FlagSpec[] = [
   },
 ];
 
-const BY_NAME = new Map(FLAGS.map((f) => [f.name, f]));
-const BY_SHORTHAND = new Map(FLAGS.filter((f) => f.shorthand).map((f) => [f.shorthand!, f]));
+const HELP_FLAG = FLAGS.find((f) => f.name === 'help')!;
+
+// The flags of `compact`, a client of a running server: none of start's apply.
+const COMPACT_FLAGS: FlagSpec[] = [
+  HELP_FLAG,
+  {
+    name: 'kubeconfig',
+    type: 'string',
+    usage: 'Path to the kubeconfig whose current context names the server, its CA and an admin token. Defaults to $KUBECONFIG, then ./.windlass/kubeconfig.',
+    set(s, v) {
+      s.compact.kubeconfig = nonEmpty(v);
+    },
+  },
+  {
+    name: 'revision',
+    type: 'int',
+    usage: 'Compact the store up to this revision (required): older revisions can no longer be read or watched from.',
+    set(s, v) {
+      const n = /^\d+$/.test(v) ? Number(v) : NaN;
+      if (!Number.isSafeInteger(n) || n <= 0) throw 'must be a positive integer';
+      s.compact.revision = n;
+    },
+  },
+];
+
+interface FlagTable {
+  byName: Map<string, FlagSpec>;
+  byShorthand: Map<string, FlagSpec>;
+}
+
+function flagTable(flags: FlagSpec[]): FlagTable {
+  return {
+    byName: new Map(flags.map((f) => [f.name, f])),
+    byShorthand: new Map(flags.filter((f) => f.shorthand).map((f) => [f.shorthand!, f])),
+  };
+}
+
+const START_TABLE = flagTable(FLAGS);
+const COMPACT_TABLE = flagTable(COMPACT_FLAGS);
 
 function applyFlag(state: ParseState, flag: FlagSpec, value: string, shown: string): void {
   try {
@@ -298,8 +395,9 @@ function applyFlag(state: ParseState, flag: FlagSpec, value: string, shown: stri
   state.seen.add(flag.name);
 }
 
-/** Parses the flags of `start` in pflag's way, returning the positional arguments. */
-function parseFlagArgs(args: string[], state: ParseState): string[] {
+/** Parses the flags of a command (start's by default) in pflag's way, returning the positional arguments. */
+function parseFlagArgs(args: string[], state: ParseState, table: FlagTable = START_TABLE): string[] {
+  const { byName, byShorthand } = table;
   const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -311,7 +409,7 @@ function parseFlagArgs(args: string[], state: ParseState): string[] {
       const eq = arg.indexOf('=');
       const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
       if (name === '' || name.startsWith('-')) throw new FlagError(`bad flag syntax: ${arg}`);
-      const flag = BY_NAME.get(name);
+      const flag = byName.get(name);
       if (!flag) throw new FlagError(`unknown flag: --${name}`);
       let value: string;
       if (eq >= 0) value = arg.slice(eq + 1);
@@ -328,9 +426,9 @@ function parseFlagArgs(args: string[], state: ParseState): string[] {
     }
     if (arg.startsWith('-') && arg !== '-') {
       const letter = arg.slice(1, 2);
-      const flag = BY_SHORTHAND.get(letter);
+      const flag = byShorthand.get(letter);
       if (!flag) {
-        const hint = arg.length > 2 && BY_NAME.has(arg.slice(1)) ? ` (long flags take two dashes: -${arg})` : '';
+        const hint = arg.length > 2 && byName.has(arg.slice(1)) ? ` (long flags take two dashes: -${arg})` : '';
         throw new FlagError(`unknown shorthand flag: '${letter}' in ${arg}${hint}`);
       }
       if (arg.length > 2 && arg[2] !== '=') throw new FlagError(`unknown shorthand flag: '${arg[2]}' in ${arg}`);
@@ -361,7 +459,7 @@ function validate(state: ParseState): void {
  * `windlass version` and `--version` mean version.
  */
 export function parseFlags(argv: string[]): ParsedCommand {
-  const state: ParseState = { options: defaultServerOptions(), help: false, version: false, seen: new Set() };
+  const state: ParseState = { options: defaultServerOptions(), compact: {}, help: false, version: false, seen: new Set() };
   const done = (command: Command): ParsedCommand => ({ command, options: state.options });
   const [first, ...rest] = argv;
 
@@ -382,6 +480,13 @@ export function parseFlags(argv: string[]): ParsedCommand {
     validate(state);
     return done('start');
   }
+  if (first === 'compact') {
+    const positional = parseFlagArgs(rest, state, COMPACT_TABLE);
+    if (state.help) return done('help');
+    if (positional.length > 0) throw new FlagError(`"${PROGRAM} compact" does not take any arguments, got ${JSON.stringify(positional)}`);
+    if (state.compact.revision === undefined) throw new FlagError('required flag(s) "revision" not set');
+    return { ...done('compact'), compact: { ...state.compact, revision: state.compact.revision } };
+  }
   if (first.startsWith('-')) {
     const positional = parseFlagArgs(argv, state);
     if (state.help) return done('help');
@@ -393,25 +498,32 @@ export function parseFlags(argv: string[]): ParsedCommand {
   throw new FlagError(`unknown command ${JSON.stringify(first)} for "${PROGRAM}"`);
 }
 
-/** Help text in cobra/pflag's layout: commands, then every flag with its type and default. */
-export function usage(): string {
-  const left = FLAGS.map((f) => `${f.shorthand ? `-${f.shorthand}, ` : '    '}--${f.name}${f.type ? ` ${f.type}` : ''}`);
+function flagLines(flags: FlagSpec[]): string[] {
+  const left = flags.map((f) => `${f.shorthand ? `-${f.shorthand}, ` : '    '}--${f.name}${f.type ? ` ${f.type}` : ''}`);
   const width = Math.max(...left.map((l) => l.length)) + 3;
-  const flagLines = FLAGS.map((f, i) => {
+  return flags.map((f, i) => {
     const text = f.defaultText === undefined ? f.usage : `${f.usage} (default ${f.defaultText})`;
     const [head, ...more] = text.split('\n');
     return [`  ${left[i]!.padEnd(width)}${head}`, ...more.map((m) => `  ${' '.repeat(width)}${m}`)].join('\n');
   });
+}
+
+/** Help text in cobra/pflag's layout: commands, then every flag with its type and default. */
+export function usage(): string {
   return [
     'Windlass: a Kubernetes-compatible control-plane API server.',
     '',
     'Usage:',
     `  ${PROGRAM} start [flags]`,
+    `  ${PROGRAM} compact --revision R [--kubeconfig K]`,
     `  ${PROGRAM} help`,
     `  ${PROGRAM} version`,
     '',
     'Flags (for start):',
-    ...flagLines,
+    ...flagLines(FLAGS),
+    '',
+    'Flags (for compact):',
+    ...flagLines(COMPACT_FLAGS),
     '',
   ].join('\n');
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** The `windlass` binary: `windlass start [flags]` serves the Kubernetes API. */
+/** The `windlass` binary: `windlass start [flags]` serves the Kubernetes API; `windlass compact` asks a running one to compact its store. */
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -10,6 +10,7 @@ import {
 import { APIServer, serverVersion } from '@windlass/server';
 import { createStorage, type Storage } from '@windlass/storage';
 import { FlagError, parseFlags, usage, type ServerOptions } from './flags.js';
+import { runCompact } from './compact.js';
 
 const unspecified = new Set(['0.0.0.0', '::', '']);
 
@@ -58,6 +59,7 @@ async function start(o: ServerOptions): Promise<void> {
     registryPrefix: o.etcdPrefix,
     authenticator: new TokenAuthenticator(auth.entries),
     tls: { cert: tls.cert, key: tls.key },
+    compactionIntervalMs: o.etcdCompactionIntervalMs,
   });
   const port = await server.listen(o.securePort, o.bindAddress);
   const host = unspecified.has(o.bindAddress) ? '127.0.0.1' : o.bindAddress;
@@ -101,6 +103,9 @@ async function main(): Promise<void> {
       return;
     case 'start':
       return start(parsed.options);
+    case 'compact':
+      process.exitCode = await runCompact(parsed.compact!);
+      return;
   }
 }
 

@@ -23,6 +23,9 @@ import { createResource, patchResource, updateResource } from './handlers/write.
 import { deleteCollection, deleteResource } from './handlers/delete.js';
 import type { RequestScope } from './handlers/scope.js';
 import { openAPIRoutes } from './openapi.js';
+import { Compactor, compactKey, defaultCompactionIntervalMs } from './controllers/compactor.js';
+import { compactRoute } from './compactendpoint.js';
+import { Cacher, defaultCacherOptions, type CacherOptions } from './cacher/cacher.js';
 
 export interface UserInfo {
   name: string;
@@ -42,6 +45,10 @@ export interface APIServerOptions {
   authenticator?: Authenticator;
   tls?: { cert: string; key: string };
   resources?: ResourceDefinition[];
+  /** kube's --etcd-compaction-interval in ms (default 5 minutes); 0 disables periodic compaction, not POST /windlass/v1/compact. */
+  compactionIntervalMs?: number;
+  /** Watch cache tuning (history window, snapshot window, bookmark interval, …). */
+  cacher?: Partial<CacherOptions>;
 }
 
 /** kube-apiserver's request body limit (3 MiB). */
@@ -58,16 +65,27 @@ export class APIServer {
   private stores = new Map<ResourceDefinition, Store>();
   private server?: http.Server | https.Server;
   private namespaceController: NamespaceController;
+  readonly compactor: Compactor;
   private address = '127.0.0.1:0';
 
   constructor(private opts: APIServerOptions) {
     this.registry = new APIRegistry(opts.resources ?? builtinResources);
     const prefix = opts.registryPrefix ?? '/registry';
-    for (const def of this.registry.all()) this.stores.set(def, new Store(def, opts.storage, prefix));
+    const cacherOptions = { ...defaultCacherOptions, ...(opts.cacher ?? {}) };
+    for (const def of this.registry.all()) {
+      const store = new Store(def, opts.storage, prefix);
+      // One watch cache per resource type per replica: one storage watch, however many clients watch.
+      store.cacher = new Cacher(store.resourcePrefix, opts.storage, cacherOptions);
+      this.stores.set(def, store);
+    }
     const namespaces = this.storeFor('', 'v1', 'namespaces')!;
     const namespacedStores = [...this.stores.values()].filter((s) => s.def.namespaced);
     for (const s of namespacedStores) s.addCreateAdmission(namespaceExists(namespaces));
     this.namespaceController = new NamespaceController(namespaces, () => namespacedStores);
+    this.compactor = new Compactor({
+      storage: opts.storage, key: compactKey(prefix), intervalMs: opts.compactionIntervalMs ?? defaultCompactionIntervalMs,
+      onCompacted: (revision) => this.compacted(revision),
+    });
     this.app = this.buildApp();
   }
 
@@ -82,6 +100,7 @@ export class APIServer {
     app.set('etag', false);
     app.use((req, res, next) => this.authenticate(req, res, next));
     app.use(express.raw({ type: () => true, limit: maxRequestBodyBytes }));
+    app.use(compactRoute(this.compactor, { authenticating: this.opts.authenticator !== undefined }));
     app.get(['/healthz', '/livez', '/readyz'], (req, res) => void this.health(req, res));
     app.get(['/version', '/version/'], (req, res) => writeObject(res, 200, serverVersion, { mediaType: 'application/json', pretty: true }));
     app.use(openAPIRoutes(this.registry));
@@ -182,8 +201,15 @@ export class APIServer {
     await this.namespaceController.resync();
   }
 
+  /** After the store was compacted to `revision`: caches drop older history and snapshots. */
+  compacted(revision: number): void {
+    for (const store of this.stores.values()) store.cacher?.compacted(revision);
+  }
+
   async listen(port: number, host = '127.0.0.1'): Promise<number> {
     await this.bootstrap();
+    await this.compactor.start();
+    await Promise.all([...this.stores.values()].map((s) => s.cacher?.whenReady()));
     const server = this.opts.tls ? https.createServer({ cert: this.opts.tls.cert, key: this.opts.tls.key }, this.app) : http.createServer(this.app);
     // Watches are long-lived: no socket timeout; keep-alive sockets are reused by clients.
     server.requestTimeout = 0;
@@ -200,6 +226,8 @@ export class APIServer {
 
   async close(): Promise<void> {
     this.namespaceController.stop();
+    this.compactor.stop();
+    for (const store of this.stores.values()) store.cacher?.stop();
     const server = this.server;
     if (!server) return;
     await new Promise<void>((resolve) => {

@@ -10,8 +10,11 @@ export function encodeBody(obj: unknown, n: Pick<Negotiated, 'mediaType' | 'pret
 }
 
 export function writeObject(res: Response, code: number, obj: unknown, n: Pick<Negotiated, 'mediaType' | 'pretty'>): void {
-  const body = encodeBody(obj, n);
-  res.status(code).setHeader('Content-Type', n.mediaType);
+  writeBytes(res, code, encodeBody(obj, n), n.mediaType);
+}
+
+export function writeBytes(res: Response, code: number, body: string | Buffer, mediaType: string): void {
+  res.status(code).setHeader('Content-Type', mediaType);
   res.setHeader('Cache-Control', 'no-cache, private');
   res.end(body);
 }

@@ -2,7 +2,7 @@
 import { parseListOptions } from '../registry/listoptions.js';
 import { partialObjectMetadata, partialObjectMetadataList, parseIncludeObject, toTable } from '../table.js';
 import { groupVersion, type KubeObject } from '../registry/types.js';
-import { writeObject } from '../respond.js';
+import { writeBytes, writeObject } from '../respond.js';
 import type { RequestScope } from './scope.js';
 
 export async function getResource(s: RequestScope): Promise<void> {
@@ -27,21 +27,29 @@ export async function listResource(s: RequestScope): Promise<void> {
   const listMeta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
   if (result.continue) listMeta.continue = result.continue;
   if (result.remainingItemCount !== undefined) listMeta.remainingItemCount = result.remainingItemCount;
-  let body: unknown;
+  const objects = () => result.items.map((i) => i.object);
   switch (s.negotiated.as) {
     case 'Table':
-      body = toTable(s.def, result.items, listMeta, parseIncludeObject(s.query.get('includeObject')));
-      break;
+      return writeObject(s.res, 200, toTable(s.def, objects(), listMeta, parseIncludeObject(s.query.get('includeObject'))), s.negotiated);
     case 'PartialObjectMetadata':
-      body = partialObjectMetadataList(result.items, listMeta);
-      break;
-    default:
-      // Items of a typed list carry no kind/apiVersion of their own, as in kube's responses.
-      for (const item of result.items) {
-        delete item.kind;
-        delete item.apiVersion;
-      }
-      body = { kind: s.def.listKind, apiVersion: groupVersion(s.def), metadata: listMeta, items: result.items };
+      return writeObject(s.res, 200, partialObjectMetadataList(objects(), listMeta), s.negotiated);
   }
-  writeObject(s.res, 200, body, s.negotiated);
+  if (s.negotiated.mediaType === 'application/json' && !s.negotiated.pretty) {
+    // The hot path: each item's bytes were encoded once and are shared with every other list and watch.
+    const head = `{"kind":${JSON.stringify(s.def.listKind)},"apiVersion":${JSON.stringify(groupVersion(s.def))},"metadata":${JSON.stringify(listMeta)},"items":[`;
+    const parts: Buffer[] = [Buffer.from(head)];
+    result.items.forEach((item, i) => {
+      if (i > 0) parts.push(comma);
+      parts.push(item.itemBytes());
+    });
+    parts.push(tail);
+    writeBytes(s.res, 200, Buffer.concat(parts), 'application/json');
+    return;
+  }
+  // Items of a typed list carry no kind/apiVersion of their own, as in kube's responses.
+  const items = objects().map(({ kind: _k, apiVersion: _a, ...rest }) => rest);
+  writeObject(s.res, 200, { kind: s.def.listKind, apiVersion: groupVersion(s.def), metadata: listMeta, items }, s.negotiated);
 }
+
+const comma = Buffer.from(',');
+const tail = Buffer.from(']}');

@@ -1,8 +1,10 @@
 /** watch: a chunked stream of {type, object} JSON documents, one per line. */
+import type { Status } from '@windlass/machinery';
+import type { CachedObject } from '../cacher/cachedobject.js';
 import { parseListOptions } from '../registry/listoptions.js';
-import { startWatch, type WatchEvent } from '../registry/watch.js';
+import { startWatch, type ClientWatchOutput } from '../registry/watch.js';
+import { groupVersion } from '../registry/types.js';
 import { parseIncludeObject, partialObjectMetadata, toTable } from '../table.js';
-import type { KubeObject } from '../registry/types.js';
 import type { RequestScope } from './scope.js';
 
 /** kube's default: a random duration between the minimum request timeout and twice it. */
@@ -11,26 +13,31 @@ const minRequestTimeoutSeconds = 1800;
 export async function watchResource(s: RequestScope): Promise<void> {
   const opts = parseListOptions(s.query, true);
   const include = parseIncludeObject(s.query.get('includeObject'));
-  let sentHeaders = false;
-  const represent = (ev: WatchEvent): unknown => {
-    if (ev.type === 'ERROR' || ev.type === 'BOOKMARK') return ev.object;
-    const obj = ev.object as KubeObject;
-    if (s.negotiated.as === 'Table') {
-      // Column definitions go with the first event only, as kube sends them.
-      const table = toTable(s.def, [obj], { resourceVersion: obj.metadata.resourceVersion }, include, !sentHeaders);
-      sentHeaders = true;
-      return table;
-    }
-    if (s.negotiated.as === 'PartialObjectMetadata') return partialObjectMetadata(obj);
-    return obj;
-  };
-
   const { res, req } = s;
-  res.status(200);
-  res.setHeader('Content-Type', 'application/json');
-  res.setHeader('Cache-Control', 'no-cache, private');
-  res.setHeader('Transfer-Encoding', 'chunked');
-  res.flushHeaders();
+  const kind = JSON.stringify(s.def.kind);
+  const apiVersion = JSON.stringify(groupVersion(s.def));
+
+  let sentTableHeaders = false;
+  const line = (type: string, object: unknown) => Buffer.from(JSON.stringify({ type, object }) + '\n');
+  const encode = (type: string, obj: CachedObject): Buffer => {
+    switch (s.negotiated.as) {
+      case 'Table': {
+        // Column definitions go with the first event only, as kube sends them.
+        const table = toTable(s.def, [obj.object], { resourceVersion: obj.object.metadata.resourceVersion }, include, !sentTableHeaders);
+        sentTableHeaders = true;
+        return line(type, table);
+      }
+      case 'PartialObjectMetadata':
+        return line(type, partialObjectMetadata(obj.object));
+      default:
+        // Shared by every watcher: the event is serialized once, not once per client.
+        return obj.eventBytes(type);
+    }
+  };
+  const bookmark = (revision: number, annotations?: Record<string, string>) => {
+    const meta = annotations ? { resourceVersion: String(revision), annotations } : { resourceVersion: String(revision) };
+    return Buffer.from(`{"type":"BOOKMARK","object":{"kind":${kind},"apiVersion":${apiVersion},"metadata":${JSON.stringify(meta)}}}\n`);
+  };
 
   let ended = false;
   let timer: NodeJS.Timeout | undefined;
@@ -42,18 +49,38 @@ export async function watchResource(s: RequestScope): Promise<void> {
     active?.stop();
     res.end();
   };
+  const out: ClientWatchOutput = {
+    encode,
+    bookmark: (revision) => bookmark(revision),
+    initialEventsEnd: (revision) => bookmark(revision, { 'k8s.io/initial-events-end': 'true' }),
+    errorEvent: (status: Status) => line('ERROR', status),
+    write: (bytes) => {
+      if (!ended) res.write(bytes);
+    },
+    buffered: () => res.writableLength,
+    close: finish,
+  };
+
+  res.status(200);
+  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Cache-Control', 'no-cache, private');
+  res.setHeader('Transfer-Encoding', 'chunked');
   req.on('close', finish);
   res.on('close', finish);
-
   const timeoutSeconds = opts.timeoutSeconds ?? Math.floor(minRequestTimeoutSeconds * (1 + Math.random()));
   timer = setTimeout(finish, timeoutSeconds * 1000);
 
-  active = await startWatch(s.store, s.info.namespace, s.info.name, opts, {
-    send(ev) {
-      if (ended) return;
-      res.write(JSON.stringify({ type: ev.type, object: represent(ev) }) + '\n');
-    },
-    end: finish,
-  });
+  try {
+    active = await startWatch(s.store, s.info.namespace, s.info.name, opts, out);
+  } catch (err) {
+    if (timer) clearTimeout(timer);
+    if (!res.headersSent && !ended) {
+      ended = true;
+      throw err;
+    }
+    finish();
+    return;
+  }
   if (ended) active.stop();
+  else res.flushHeaders();
 }

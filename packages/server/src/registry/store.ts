@@ -15,6 +15,9 @@ import { carryUpdateMetadata, ensureNamespaceMatches, fillCreateMetadata, genera
 import { waitForRevision } from './freshness.js';
 import { objectMatcher, type ObjectMatcher } from './matcher.js';
 import type { KubeObject, ResourceDefinition } from './types.js';
+import { CachedObject } from '../cacher/cachedobject.js';
+import type { Cacher } from '../cacher/cacher.js';
+import { pageFromTree } from '../cacher/listing.js';
 
 export interface WriteOptions {
   dryRun: boolean;
@@ -25,7 +28,8 @@ export interface DeleteOptions extends WriteOptions {
 }
 
 export interface ListResult {
-  items: KubeObject[];
+  /** Shared with the watch cache: never mutate their objects. */
+  items: CachedObject[];
   resourceVersion: string;
   continue?: string;
   remainingItemCount?: number;
@@ -38,6 +42,8 @@ const maxGenerateNameAttempts = 8;
 const maxUpdateAttempts = 20;
 
 export class Store {
+  /** The watch cache serving reads that allow it; without one every read goes to the store. */
+  cacher?: Cacher;
   readonly gr: GroupResource;
   readonly resourcePrefix: string;
   private createAdmission: CreateAdmission[] = [];
@@ -64,41 +70,84 @@ export class Store {
     return { group: this.def.group, kind: this.def.kind };
   }
 
+  /**
+   * get: unset resourceVersion reads the store (Most Recent); "0" reads the cache (Any);
+   * another value waits until the cache has reached it (Not older than).
+   */
   async get(namespace: string, name: string, resourceVersion = ''): Promise<KubeObject> {
-    if (resourceVersion !== '' && resourceVersion !== '0') await waitForRevision(this.storage, parseResourceVersion(resourceVersion));
-    const kv = await this.storage.get(this.objectKey(namespace, name));
-    if (!kv) throw newNotFound(this.gr, name);
-    return decodeKeyValue(kv);
+    const key = this.objectKey(namespace, name);
+    if (resourceVersion === '' || !this.cacher) {
+      if (resourceVersion !== '' && resourceVersion !== '0') await waitForRevision(this.storage, parseResourceVersion(resourceVersion));
+      const kv = await this.storage.get(key);
+      if (!kv) throw newNotFound(this.gr, name);
+      return decodeKeyValue(kv);
+    }
+    if (resourceVersion === '0') await this.cacher.whenReady();
+    else await this.cacher.waitUntilFresh(parseResourceVersion(resourceVersion));
+    const cached = this.cacher.cache.tree.get(key);
+    if (!cached) throw newNotFound(this.gr, name);
+    return cached.object;
   }
 
   matcher(opts: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>): ObjectMatcher {
     return objectMatcher(this.def, opts.labelSelector, opts.fieldSelector);
   }
 
+  /** list, by the resourceVersion semantics of spec 4.4. */
   async list(namespace: string, opts: ListOptions): Promise<ListResult> {
     const prefix = this.collectionPrefix(namespace);
     const match = this.matcher(opts);
-    let revision = 0;
-    let startKey: string | undefined;
-    let fromContinue = false;
-    let limit = opts.limit;
+    const c = this.cacher;
     if (opts.continue) {
       if (opts.resourceVersion !== '' && opts.resourceVersion !== '0') throw newBadRequest('specifying resource version is not allowed when using continue');
       const token = decodeContinue(opts.continue, prefix);
-      revision = token.rv > 0 ? token.rv : 0;
-      startKey = token.startKey;
-      fromContinue = token.rv > 0;
-    } else if (opts.resourceVersion === '0') {
-      // Any: kube serves it from the watch cache as one complete list, without paging.
-      limit = 0;
-    } else if (opts.resourceVersion !== '') {
-      const rv = parseResourceVersion(opts.resourceVersion);
-      await waitForRevision(this.storage, rv);
-      const exact = opts.resourceVersionMatch === 'Exact' || (opts.resourceVersionMatch === '' && limit > 0);
-      if (exact) revision = rv;
+      if (token.rv < 0) {
+        // An inconsistent continuation (after compaction) reads the latest state.
+        if (c) return pageFromTree(await this.currentState(), prefix, match, opts.limit, token.startKey);
+        return this.listFromStorage(prefix, match, 0, opts.limit, token.startKey, false);
+      }
+      return this.listExact(prefix, match, token.rv, opts.limit, token.startKey, true);
     }
+    if (opts.resourceVersion === '') {
+      const rev = c ? await c.consistentRevision() : null;
+      if (c && rev !== null) return pageFromTree(c.current(), prefix, match, opts.limit);
+      return this.listFromStorage(prefix, match, 0, opts.limit, undefined, false);
+    }
+    if (opts.resourceVersion === '0') {
+      // Any: served from the cache as one complete list, without paging (as kube's cacher).
+      if (c) return pageFromTree(await this.currentState(), prefix, match, 0);
+      return this.listFromStorage(prefix, match, 0, 0, undefined, false);
+    }
+    const rv = parseResourceVersion(opts.resourceVersion);
+    const exact = opts.resourceVersionMatch === 'Exact' || (opts.resourceVersionMatch === '' && opts.limit > 0);
+    if (exact) return this.listExact(prefix, match, rv, opts.limit, undefined, false);
+    if (c) {
+      await c.waitUntilFresh(rv);
+      return pageFromTree(c.current(), prefix, match, opts.limit);
+    }
+    await waitForRevision(this.storage, rv);
+    return this.listFromStorage(prefix, match, 0, opts.limit, undefined, false);
+  }
 
-    const items: KubeObject[] = [];
+  private async currentState() {
+    await this.cacher!.whenReady();
+    return this.cacher!.current();
+  }
+
+  /** Exact: from a cache snapshot when one holds the revision, else from the store at it, else 410. */
+  private async listExact(prefix: string, match: ObjectMatcher, rv: number, limit: number, startKey: string | undefined, fromContinue: boolean): Promise<ListResult> {
+    if (this.cacher) {
+      await this.cacher.waitUntilFresh(rv);
+      const tree = this.cacher.cache.snapshotAt(rv);
+      if (tree) return pageFromTree({ tree, revision: rv }, prefix, match, limit, startKey);
+    } else {
+      await waitForRevision(this.storage, rv);
+    }
+    return this.listFromStorage(prefix, match, rv, limit, startKey, fromContinue);
+  }
+
+  private async listFromStorage(prefix: string, match: ObjectMatcher, revision: number, limit: number, startKey: string | undefined, fromContinue: boolean): Promise<ListResult> {
+    const items: CachedObject[] = [];
     let readRevision = revision;
     let more = false;
     let count = 0;
@@ -109,13 +158,17 @@ export class Store {
         const res = await this.storage.range(prefix, { prefix: true, revision: readRevision || undefined, limit: limit || undefined, startKey });
         readRevision = res.revision;
         if (count === 0) count = res.count;
-        for (const kv of res.items) {
+        let consumedAll = true;
+        for (let i = 0; i < res.items.length; i++) {
+          const kv = res.items[i];
           lastKey = kv.key;
           const obj = decodeKeyValue(kv);
-          if (match.matches(obj)) items.push(obj);
-          if (limit && items.length >= limit) break;
+          if (match.matches(obj)) items.push(new CachedObject(kv.key, kv.modRevision, obj));
+          if (limit && items.length >= limit) {
+            consumedAll = i === res.items.length - 1;
+            break;
+          }
         }
-        const consumedAll = !limit || res.items.length === 0 || lastKey === res.items[res.items.length - 1].key;
         more = res.more || !consumedAll;
         if (!limit || items.length >= limit || !more) break;
         startKey = lastKey + '\u0000';
@@ -322,7 +375,7 @@ export class Store {
   async deleteCollection(namespace: string, listOpts: ListOptions, opts: DeleteOptions): Promise<KubeObject[]> {
     const { items } = await this.list(namespace, { ...listOpts, limit: 0, continue: '' });
     const deleted: KubeObject[] = [];
-    for (const item of items) {
+    for (const { object: item } of items) {
       try {
         const { object } = await this.delete(item.metadata.namespace ?? '', item.metadata.name!, opts);
         deleted.push(object);

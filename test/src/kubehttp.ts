@@ -1,0 +1,186 @@
+/**
+ * A small HTTPS client for end-to-end tests that need control a generated client does not
+ * give: plain requests over a keep-alive agent, and watches whose reading the caller can
+ * pause and resume (to be a slow reader) and whose end is reported exactly once.
+ */
+import https from 'node:https';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface HttpResult {
+  status: number;
+  body: any;
+  text: string;
+}
+
+export interface WatchEventLine {
+  type: string;
+  object: any;
+}
+
+/** Why a watch stream ended: the server ended it, the connection failed, or the caller closed it. */
+export type WatchEnd =
+  | { kind: 'end' }
+  | { kind: 'error'; error: Error }
+  | { kind: 'status'; status: number; body: any }
+  | { kind: 'closed' };
+
+export interface WatchStream {
+  /** Stop reading (the socket's buffers fill; the server sees a slow reader). */
+  pause(): void;
+  resume(): void;
+  /** Close from the client side; `onEnd` is then called with `closed`. */
+  close(): void;
+  readonly ended: boolean;
+}
+
+export class KubeHttp {
+  private agent: https.Agent;
+
+  constructor(readonly url: string, private ca: Buffer | string, private token: string) {
+    this.agent = new https.Agent({ keepAlive: true, maxSockets: 8, ca, servername: 'localhost' });
+  }
+
+  /** A client for a server whose data dir holds the CA (`<dataDir>/pki/ca.crt`). */
+  static forDataDir(url: string, caDataDir: string, token: string): KubeHttp {
+    return new KubeHttp(url, readFileSync(join(caDataDir, 'pki', 'ca.crt')), token);
+  }
+
+  destroy(): void {
+    this.agent.destroy();
+  }
+
+  request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<HttpResult> {
+    const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    return new Promise((resolve, reject) => {
+      const req = https.request(`${this.url}${path}`, {
+        method, agent: this.agent,
+        headers: {
+          authorization: `Bearer ${this.token}`, accept: 'application/json',
+          ...(payload !== undefined ? { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) } : {}),
+        },
+      }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: any;
+          try { parsed = JSON.parse(text); } catch { parsed = undefined; }
+          resolve({ status: res.statusCode ?? 0, body: parsed, text });
+        });
+      });
+      req.on('error', reject);
+      if (payload !== undefined) req.write(payload);
+      req.end();
+    });
+  }
+
+  /**
+   * GET `path` with watch=1 on its own connection (no agent: a watch holds its socket).
+   * `onEvent` gets each complete JSON line, in order; `onEnd` is called once.
+   */
+  watch(path: string, onEvent: (ev: WatchEventLine) => void, onEnd: (why: WatchEnd) => void): WatchStream {
+    let ended = false;
+    let closedByUs = false;
+    let res: import('node:http').IncomingMessage | undefined;
+    let paused = false;
+    const finish = (why: WatchEnd) => {
+      if (ended) return;
+      ended = true;
+      onEnd(closedByUs ? { kind: 'closed' } : why);
+    };
+    const sep = path.includes('?') ? '&' : '?';
+    const req = https.get(`${this.url}${path}${sep}watch=1`, {
+      ca: this.ca, servername: 'localhost', agent: false,
+      headers: { authorization: `Bearer ${this.token}`, accept: 'application/json' },
+    }, (r) => {
+      res = r;
+      if (paused) r.pause();
+      if (r.statusCode !== 200) {
+        const chunks: Buffer[] = [];
+        r.on('data', (d: Buffer) => chunks.push(d));
+        r.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: any;
+          try { body = JSON.parse(text); } catch { body = text; }
+          finish({ kind: 'status', status: r.statusCode ?? 0, body });
+        });
+        r.on('error', (error) => finish({ kind: 'error', error }));
+        return;
+      }
+      let buf = '';
+      r.setEncoding('utf8');
+      r.on('data', (d: string) => {
+        if (ended) return;
+        buf += d;
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl).trim();
+          buf = buf.slice(nl + 1);
+          if (!line) continue;
+          let ev: WatchEventLine;
+          try {
+            ev = JSON.parse(line);
+          } catch (error) {
+            finish({ kind: 'error', error: new Error(`unparseable watch line: ${line.slice(0, 200)}`) });
+            req.destroy();
+            return;
+          }
+          onEvent(ev);
+          if (ended) return;
+        }
+      });
+      // A stream that stops mid-line was cut, not ended.
+      r.on('end', () => finish(buf.trim() ? { kind: 'error', error: new Error('stream ended mid-event') } : { kind: 'end' }));
+      r.on('error', (error) => finish({ kind: 'error', error }));
+      r.on('close', () => finish({ kind: 'error', error: new Error('connection closed') }));
+    });
+    req.on('error', (error) => finish({ kind: 'error', error }));
+    return {
+      pause() {
+        paused = true;
+        res?.pause();
+      },
+      resume() {
+        paused = false;
+        res?.resume();
+      },
+      close() {
+        if (ended) return;
+        closedByUs = true;
+        req.destroy();
+        finish({ kind: 'closed' });
+      },
+      get ended() {
+        return ended;
+      },
+    };
+  }
+}
+
+/** ConfigMap fields the comparisons look at: identity, version and content. */
+export interface ObjectState {
+  namespace: string;
+  name: string;
+  uid: string;
+  resourceVersion: string;
+  labels: Record<string, string>;
+  data: Record<string, string>;
+}
+
+export function objectState(o: any): ObjectState {
+  return {
+    namespace: o.metadata?.namespace ?? '',
+    name: o.metadata?.name ?? '',
+    uid: o.metadata?.uid ?? '',
+    resourceVersion: o.metadata?.resourceVersion ?? '',
+    labels: { ...(o.metadata?.labels ?? {}) },
+    data: { ...(o.data ?? {}) },
+  };
+}
+
+/** Objects sorted by namespace/name, for order-independent comparison. */
+export function sortedStates(objs: any[]): ObjectState[] {
+  return objs.map(objectState).sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+}
