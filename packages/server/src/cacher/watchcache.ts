@@ -123,6 +123,8 @@ export class WatchCache {
   /** Drops history and snapshots at or below a compacted revision. */
   compacted(revision: number): void {
     this.compactedRevision = Math.max(this.compactedRevision, revision);
+    while (this.ringStart < this.ring.length && this.ring[this.ringStart].revision <= revision) this.ringStart++;
+    this.oldestRevision = Math.max(this.oldestRevision, Math.min(revision, this.resourceVersion));
     while (this.snapshotStart < this.snapshots.length && this.snapshots[this.snapshotStart].revision <= revision) this.snapshotStart++;
     this.compactArrays();
   }
