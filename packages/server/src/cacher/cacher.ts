@@ -89,7 +89,10 @@ export class Cacher {
         ev = new CacheEvent(prev ? 'MODIFIED' : 'ADDED', sev.revision, sev.key, obj, prev, now);
       }
       this.cache.apply(ev);
-      for (const w of this.watchers) w.process(ev);
+      for (const w of this.watchers) {
+        w.process(ev);
+        if (w.closed) this.watchers.delete(w);
+      }
     }
     this.wakeWaiters();
   }

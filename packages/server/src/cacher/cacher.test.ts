@@ -1,0 +1,94 @@
+import { EmbeddedStorage } from '@windlass/storage';
+import { Cacher, defaultCacherOptions } from './cacher.js';
+import type { CachedObject } from './cachedobject.js';
+import type { WatchOutput } from './cachewatcher.js';
+import { serializationStats } from './stats.js';
+
+const prefix = '/registry/configmaps/';
+const value = (name: string, v: string) => Buffer.from(JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name, namespace: 'ns' }, data: { v } }));
+
+/** A client that records what it is sent; `stalled` ones never drain, as a client that stopped reading. */
+function client(stalled = false) {
+  const lines: string[] = [];
+  let pending = 0;
+  let closed = false;
+  const out: WatchOutput = {
+    encode: (type, obj: CachedObject) => obj.eventBytes(type),
+    bookmark: (rv) => Buffer.from(`{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"${rv}"}}}\n`),
+    write: (b) => {
+      if (stalled) pending += b.length;
+      else lines.push(b.toString());
+    },
+    buffered: () => pending,
+    close: () => { closed = true; },
+  };
+  return { out, lines, get closed() { return closed; }, events: () => lines.map((l) => JSON.parse(l)) };
+}
+
+const filter = { prefix, exactKey: false, matches: () => true };
+
+async function settle(cacher: Cacher, storage: EmbeddedStorage) {
+  await cacher.waitUntilFresh(await storage.currentRevision());
+}
+
+test('one serialization per event, whatever the number of watchers; every watcher gets every event in order', async () => {
+  const storage = new EmbeddedStorage({ path: ':memory:' });
+  const cacher = new Cacher(prefix, storage);
+  await cacher.whenReady();
+  const start = await storage.currentRevision();
+  const clients = Array.from({ length: 200 }, () => client());
+  for (const c of clients) cacher.watch(filter, c.out, { initial: false, fromRevision: start }, false);
+  const before = serializationStats.events;
+  const revs: number[] = [];
+  for (let i = 0; i < 50; i++) revs.push((await storage.create(`${prefix}ns/o${i}`, value(`o${i}`, 'x'))).modRevision);
+  await settle(cacher, storage);
+  expect(serializationStats.events - before).toBe(50);
+  for (const c of clients) {
+    expect(c.events().map((e) => Number(e.object.metadata.resourceVersion))).toEqual(revs);
+  }
+  cacher.stop();
+  await storage.close();
+});
+
+test('a watcher that stops reading is closed; the others keep receiving everything', async () => {
+  const storage = new EmbeddedStorage({ path: ':memory:' });
+  const cacher = new Cacher(prefix, storage, { ...defaultCacherOptions, maxWatcherBufferedBytes: 4096 });
+  await cacher.whenReady();
+  const start = await storage.currentRevision();
+  const slow = client(true);
+  const fast = client();
+  cacher.watch(filter, slow.out, { initial: false, fromRevision: start }, false);
+  cacher.watch(filter, fast.out, { initial: false, fromRevision: start }, false);
+  for (let i = 0; i < 100; i++) await storage.create(`${prefix}ns/o${i}`, value(`o${i}`, 'y'.repeat(100)));
+  await settle(cacher, storage);
+  expect(slow.closed).toBe(true);
+  expect(fast.closed).toBe(false);
+  expect(fast.events().length).toBe(100);
+  expect(cacher.watcherCount).toBe(1);
+  cacher.stop();
+  await storage.close();
+});
+
+test('snapshots answer for the state at each event revision; the ring says how far back a watch may start', async () => {
+  const storage = new EmbeddedStorage({ path: ':memory:' });
+  const cacher = new Cacher(prefix, storage, { ...defaultCacherOptions, maxEvents: 3 });
+  await cacher.whenReady();
+  const r1 = (await storage.create(`${prefix}ns/a`, value('a', '1'))).modRevision;
+  const r2 = (await storage.update(`${prefix}ns/a`, value('a', '2'), r1)).modRevision;
+  const r3 = (await storage.create(`${prefix}ns/b`, value('b', '1'))).modRevision;
+  await settle(cacher, storage);
+  const at = (rev: number) => [...cacher.cache.snapshotAt(rev)!.values()].map((o) => `${o.object.metadata.name}=${(o.object.data as any).v}`);
+  expect(at(r1)).toEqual(['a=1']);
+  expect(at(r2)).toEqual(['a=2']);
+  expect(at(r3)).toEqual(['a=2', 'b=1']);
+  for (let i = 0; i < 3; i++) await storage.create(`${prefix}ns/c${i}`, value('c', '1'));
+  await settle(cacher, storage);
+  // Only the last 3 events are kept: a watch from before them is expired.
+  expect(cacher.watch(filter, client().out, { initial: false, fromRevision: r2 }, false)).toBeNull();
+  expect(cacher.watch(filter, client().out, { initial: false, fromRevision: r3 }, false)).not.toBeNull();
+  cacher.compacted(r3 + 1);
+  expect(cacher.cache.snapshotAt(r3)).toBeUndefined();
+  expect(cacher.watch(filter, client().out, { initial: false, fromRevision: r3 }, false)).toBeNull();
+  cacher.stop();
+  await storage.close();
+});
