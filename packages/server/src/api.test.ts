@@ -292,6 +292,26 @@ describeBackends('API server', (ctx) => {
     expect((await t.call('GET', '/readyz')).text).toBe('ok');
   });
 
+  test('responses over 128 KiB are gzip-compressed for clients that accept it', async () => {
+    await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'big' }, data: { a: 'x'.repeat(200 * 1024) } } });
+    await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('small') });
+    const http = await import('node:http');
+    const raw = (path: string, enc?: string) => new Promise<{ headers: Record<string, unknown>; length: number }>((resolve, reject) => {
+      http.get(t.base + path, { headers: enc ? { 'accept-encoding': enc } : {} }, (res) => {
+        let length = 0;
+        res.on('data', (d: Buffer) => (length += d.length));
+        res.on('end', () => resolve({ headers: res.headers, length }));
+      }).on('error', reject);
+    });
+    const zipped = await raw('/api/v1/namespaces/default/configmaps/big', 'gzip');
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.length).toBeLessThan(20 * 1024);
+    expect((await raw('/api/v1/namespaces/default/configmaps/big')).headers['content-encoding']).toBeUndefined();
+    expect((await raw('/api/v1/namespaces/default/configmaps/small', 'gzip')).headers['content-encoding']).toBeUndefined();
+    // fetch decompresses transparently: the body is intact.
+    expect((await t.call('GET', '/api/v1/namespaces/default/configmaps/big')).body.data.a.length).toBe(200 * 1024);
+  });
+
   test('unsupported verbs are 405', async () => {
     const r = await t.call('DELETE', '/api/v1/namespaces');
     expect(r.status).toBe(405);

@@ -47,6 +47,8 @@ export interface APIServerOptions {
   resources?: ResourceDefinition[];
   /** kube's --etcd-compaction-interval in ms (default 5 minutes); 0 disables periodic compaction, not POST /windlass/v1/compact. */
   compactionIntervalMs?: number;
+  /** gzip large responses for clients that accept it (feature gate APIResponseCompression, on by default). */
+  compression?: boolean;
   /** Watch cache tuning (history window, snapshot window, bookmark interval, …). */
   cacher?: Partial<CacherOptions>;
 }
@@ -98,6 +100,7 @@ export class APIServer {
     const app = express();
     app.disable('x-powered-by');
     app.set('etag', false);
+    app.locals.compression = this.opts.compression ?? true;
     app.use((req, res, next) => this.authenticate(req, res, next));
     app.use(express.raw({ type: () => true, limit: maxRequestBodyBytes }));
     app.use(compactRoute(this.compactor, { authenticating: this.opts.authenticator !== undefined }));

@@ -1,5 +1,6 @@
 /** Writing responses: objects in the negotiated encoding, and every error as a Status. */
 import type { Response } from 'express';
+import { gzip } from 'node:zlib';
 import yaml from 'js-yaml';
 import { isStatusError, newInternalError, type StatusError } from '@windlass/machinery';
 import type { Negotiated } from './negotiation.js';
@@ -13,10 +14,22 @@ export function writeObject(res: Response, code: number, obj: unknown, n: Pick<N
   writeBytes(res, code, encodeBody(obj, n), n.mediaType);
 }
 
+/** kube compresses only bodies over 128 KiB, and only for clients that accept gzip (APIResponseCompression). */
+export const compressionThreshold = 128 * 1024;
+
 export function writeBytes(res: Response, code: number, body: string | Buffer, mediaType: string): void {
   res.status(code).setHeader('Content-Type', mediaType);
   res.setHeader('Cache-Control', 'no-cache, private');
-  res.end(body);
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  if (bytes.length > compressionThreshold && res.app?.locals.compression !== false && /\bgzip\b/.test(String(res.req?.headers['accept-encoding'] ?? ''))) {
+    gzip(bytes, (err, zipped) => {
+      if (err) return res.end(bytes);
+      res.setHeader('Content-Encoding', 'gzip');
+      res.end(zipped);
+    });
+    return;
+  }
+  res.end(bytes);
 }
 
 export function toStatusError(err: unknown): StatusError {
