@@ -69,6 +69,7 @@ describe('defaults', () => {
       etcdServers: [],
       etcdPrefix: '/registry',
       featureGates: { APIResponseCompression: true, AllowUnsafeMalformedObjectDeletion: false, CBORServingAndStorage: false },
+      etcdCompactionIntervalMs: 5 * 60 * 1000,
     });
     expect(parseFlags([]).options).toEqual(defaultServerOptions());
   });
@@ -249,12 +250,14 @@ describe('usage()', () => {
     expect(text).toContain('windlass start [flags]');
     expect(text).toContain('windlass help');
     expect(text).toContain('windlass version');
+    expect(text).toContain('windlass compact --revision R [--kubeconfig K]');
   });
 
   it.each<[string, string | null]>([
     ['--bind-address ip', '(default 127.0.0.1)'],
     ['--data-dir string', '(default "./.windlass")'],
     ['--embedded-path string', null],
+    ['--etcd-compaction-interval duration', '(default 5m0s)'],
     ['--etcd-prefix string', '(default "/registry")'],
     ['--etcd-servers strings', null],
     ['--feature-gates mapStringBool', null],
@@ -282,10 +285,73 @@ describe('usage()', () => {
     expect(text).toMatch(/--bind-address ip .*loopback only.*0\.0\.0\.0/);
   });
 
+  /** The flag lines of one "Flags (for …):" section. */
+  const section = (name: string) => {
+    const lines = text.split('\n');
+    const from = lines.indexOf(`Flags (for ${name}):`) + 1;
+    const to = lines.indexOf('', from);
+    return lines.slice(from, to).filter((l) => /^ {2}(-h, | {4})--/.test(l));
+  };
+  const column = (l: string) => l.match(/^ {2}(?:-h, | {4})--[a-z-]+(?: [A-Za-z]+)? +/)![0].length;
+
   it('aligns descriptions in one column', () => {
-    const flagLines = text.split('\n').filter((l) => /^ {2}(-h, | {4})--/.test(l));
-    expect(flagLines).toHaveLength(13);
-    const column = (l: string) => l.match(/^ {2}(?:-h, | {4})--[a-z-]+(?: [A-Za-z]+)? +/)![0].length;
+    const flagLines = section('start');
+    expect(flagLines).toHaveLength(14);
     expect(new Set(flagLines.map(column)).size).toBe(1);
+  });
+
+  it('lists the flags of compact in their own section', () => {
+    const flagLines = section('compact');
+    expect(flagLines.map((l) => l.trim().split(/ {2,}/)[0])).toEqual(['-h, --help', '--kubeconfig string', '--revision int']);
+    expect(new Set(flagLines.map(column)).size).toBe(1);
+  });
+});
+
+describe('--etcd-compaction-interval', () => {
+  it.each<[string, number]>([
+    ['5m', 300_000],
+    ['1m30s', 90_000],
+    ['1.5h', 5_400_000],
+    ['250ms', 250],
+    ['10s', 10_000],
+    ['0', 0],
+    ['0s', 0],
+  ])('takes Go durations: %s', (value, ms) => {
+    expect(start(`--etcd-compaction-interval=${value}`).etcdCompactionIntervalMs).toBe(ms);
+  });
+
+  it.each<[string, string]>([
+    ['abc', 'time: invalid duration "abc"'],
+    ['5', 'time: missing unit in duration "5"'],
+    ['5d', 'time: unknown unit "d" in duration "5d"'],
+    ['', 'time: invalid duration ""'],
+    ['-1m', 'must not be negative'],
+  ])('rejects %j', (value, reason) => {
+    expect(flagError(['start', `--etcd-compaction-interval=${value}`])).toBe(`invalid argument ${JSON.stringify(value)} for "--etcd-compaction-interval" flag: ${reason}`);
+  });
+});
+
+describe('compact', () => {
+  it('takes --revision and --kubeconfig', () => {
+    expect(parseFlags(['compact', '--kubeconfig', '/k', '--revision', '42'])).toMatchObject({ command: 'compact', compact: { kubeconfig: '/k', revision: 42 } });
+    const noConfig = parseFlags(['compact', '--revision=7']);
+    expect(noConfig.compact).toEqual({ revision: 7 });
+  });
+
+  it('requires --revision, a positive integer', () => {
+    expect(flagError(['compact'])).toBe('required flag(s) "revision" not set');
+    expect(flagError(['compact', '--kubeconfig', '/k'])).toBe('required flag(s) "revision" not set');
+    for (const bad of ['abc', '0', '-1', '1.5', '']) {
+      expect(flagError(['compact', `--revision=${bad}`])).toBe(`invalid argument ${JSON.stringify(bad)} for "--revision" flag: must be a positive integer`);
+    }
+  });
+
+  it("takes none of start's flags, and no arguments", () => {
+    expect(flagError(['compact', '--revision', '1', '--storage', 'etcd'])).toBe('unknown flag: --storage');
+    expect(flagError(['compact', '--revision', '1', 'extra'])).toBe('"windlass compact" does not take any arguments, got ["extra"]');
+  });
+
+  it('asks for help with --help', () => {
+    expect(parseFlags(['compact', '--help']).command).toBe('help');
   });
 });
