@@ -7,6 +7,9 @@
  * pays for the HTTP client. Env knobs: BENCH_N (objects, default 2000), BENCH_CONC
  * (in flight, default 16), BENCH_LISTS (lists of 1000, default 50), BENCH_BACKENDS
  * (comma list, default "embedded,etcd").
+ *
+ * Suites: `node dist/run.js [crud] [list] [fanout]` (default: all three). `list` is the 10k-object
+ * list benchmark (list10k.ts), `fanout` the watch fan-out benchmark (fanout.ts).
  */
 import http from 'node:http';
 import os from 'node:os';
@@ -15,6 +18,8 @@ import { performance } from 'node:perf_hooks';
 import { EmbeddedStorage, EtcdStorage, type Storage } from '@windlass/storage';
 import { startEtcd } from '@windlass/storage/testing';
 import { APIServer } from '@windlass/server';
+import { runList10k } from './list10k.js';
+import { runFanout } from './fanout.js';
 
 const N = Number(process.env.BENCH_N ?? 2000);
 const CONC = Number(process.env.BENCH_CONC ?? 16);
@@ -227,16 +232,14 @@ function etcdVersion(): string {
 
 const fmt = (x: number, d = 0): string => x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
 
-async function main(): Promise<void> {
+async function runCrud(): Promise<string> {
   const started = performance.now();
   const rows: Row[] = [];
   for (const b of BACKENDS) {
     process.stderr.write(`bench: ${b} …\n`);
     rows.push(...(await benchBackend(b)));
   }
-  const cpu = os.cpus()[0]?.model ?? 'unknown';
   const lines = [
-    `Machine: nproc=${os.availableParallelism()}, CPU ${cpu}, node ${process.version}, etcd ${etcdVersion()}, ${os.platform()} ${os.release()}`,
     `Workload: ${N} creates, ${N} gets of random existing names, ${LISTS} lists of ${LIST_SIZE} (limit=${LIST_SIZE}); ${CONC} in flight; after ${WARMUP} warm-up creates/gets and 5 lists.`,
     '',
     '| backend | op | raw ops/s | server ops/s | ratio (server/raw) | raw p50 / p99 ms | server p50 / p99 ms |',
@@ -247,9 +250,32 @@ async function main(): Promise<void> {
         `${fmt(r.raw.p50, 2)} / ${fmt(r.raw.p99, 2)} | ${fmt(r.server.p50, 2)} / ${fmt(r.server.p99, 2)} |`,
     ),
     '',
-    `Total runtime ${fmt((performance.now() - started) / 1000, 1)} s.`,
+    `Runtime ${fmt((performance.now() - started) / 1000, 1)} s.`,
   ];
-  process.stdout.write(lines.join('\n') + '\n');
+  return lines.join('\n');
+}
+
+const suites: Record<string, { title: string; run: () => Promise<string> }> = {
+  crud: { title: 'create / get / list(1000): server vs raw storage', run: runCrud },
+  list: { title: 'List of 10k objects', run: runList10k },
+  fanout: { title: 'Watch fan-out', run: runFanout },
+};
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const selected = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const names = selected.length ? selected : Object.keys(suites);
+  for (const n of names) if (!suites[n]) throw new Error(`unknown suite ${n} (${Object.keys(suites).join(', ')})`);
+  const cpu = os.cpus()[0]?.model ?? 'unknown';
+  process.stdout.write(`Machine: nproc=${os.availableParallelism()}, CPU ${cpu}, node ${process.version}, etcd ${etcdVersion()}, ${os.platform()} ${os.release()}\n`);
+  for (const n of names) {
+    const t = performance.now();
+    const out = await suites[n].run();
+    process.stdout.write(`\n### ${suites[n].title}\n\n${out}\n\n(${n}: ${fmt((performance.now() - t) / 1000, 1)} s)\n`);
+  }
+  process.stdout.write(`\nTotal runtime ${fmt((performance.now() - started) / 1000, 1)} s.\n`);
+  // Sockets and timers of closed servers must not keep the process alive.
+  process.exit(0);
 }
 
 main().catch((err) => {

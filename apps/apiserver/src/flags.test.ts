@@ -70,6 +70,8 @@ describe('defaults', () => {
       etcdPrefix: '/registry',
       featureGates: { APIResponseCompression: true, AllowUnsafeMalformedObjectDeletion: false, CBORServingAndStorage: false },
       etcdCompactionIntervalMs: 5 * 60 * 1000,
+      watchCacheHistoryWindowMs: 5 * 60 * 1000,
+      watchCacheSnapshotWindowMs: 75 * 1000,
     });
     expect(parseFlags([]).options).toEqual(defaultServerOptions());
   });
@@ -296,7 +298,7 @@ describe('usage()', () => {
 
   it('aligns descriptions in one column', () => {
     const flagLines = section('start');
-    expect(flagLines).toHaveLength(14);
+    expect(flagLines).toHaveLength(16);
     expect(new Set(flagLines.map(column)).size).toBe(1);
   });
 
@@ -328,6 +330,19 @@ describe('--etcd-compaction-interval', () => {
     ['-1m', 'must not be negative'],
   ])('rejects %j', (value, reason) => {
     expect(flagError(['start', `--etcd-compaction-interval=${value}`])).toBe(`invalid argument ${JSON.stringify(value)} for "--etcd-compaction-interval" flag: ${reason}`);
+  });
+});
+
+describe('watch cache windows', () => {
+  it('take Go durations', () => {
+    const o = start('--watch-cache-history-window=10m', '--watch-cache-snapshot-window', '30s');
+    expect(o.watchCacheHistoryWindowMs).toBe(600_000);
+    expect(o.watchCacheSnapshotWindowMs).toBe(30_000);
+  });
+
+  it('reject a history window that is not positive', () => {
+    expect(flagError(['start', '--watch-cache-history-window=0'])).toBe('invalid argument "0" for "--watch-cache-history-window" flag: must be positive');
+    expect(flagError(['start', '--watch-cache-snapshot-window=-1s'])).toBe('invalid argument "-1s" for "--watch-cache-snapshot-window" flag: must not be negative');
   });
 });
 

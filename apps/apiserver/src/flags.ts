@@ -40,6 +40,10 @@ export interface ServerOptions {
   embeddedPath?: string;
   /** kube's --etcd-compaction-interval, in ms; 0 disables periodic compaction. */
   etcdCompactionIntervalMs: number;
+  /** How far back watches can resume from the watch cache's event history, in ms. */
+  watchCacheHistoryWindowMs: number;
+  /** How long snapshots for Exact and continuation lists are kept, in ms. */
+  watchCacheSnapshotWindowMs: number;
 }
 
 /** The flags of `windlass compact`. */
@@ -84,6 +88,8 @@ export function defaultServerOptions(): ServerOptions {
     etcdPrefix: '/registry',
     featureGates: defaultFeatureGates(),
     etcdCompactionIntervalMs: 5 * 60 * 1000,
+    watchCacheHistoryWindowMs: 5 * 60 * 1000,
+    watchCacheSnapshotWindowMs: 75 * 1000,
   };
 }
 
@@ -332,6 +338,28 @@ const FLAGS: FlagSpec[] = [
     usage: 'If set, the file that will be used to secure the secure port of the API server via token authentication (token,user,uid[,"group1,group2"] per line).',
     set(s, v) {
       s.options.tokenAuthFile = nonEmpty(v);
+    },
+  },
+  {
+    name: 'watch-cache-history-window',
+    type: 'duration',
+    defaultText: formatDuration(defaults.watchCacheHistoryWindowMs),
+    usage: 'How long the watch cache keeps events, per resource type, for watches that resume from a resourceVersion. Older resourceVersions get 410 Gone.',
+    set(s, v) {
+      const ms = parseDuration(v);
+      if (ms <= 0) throw 'must be positive';
+      s.options.watchCacheHistoryWindowMs = ms;
+    },
+  },
+  {
+    name: 'watch-cache-snapshot-window',
+    type: 'duration',
+    defaultText: formatDuration(defaults.watchCacheSnapshotWindowMs),
+    usage: 'How long the watch cache keeps snapshots that serve Exact lists and continuation pages without reading the store (kube: 75s).',
+    set(s, v) {
+      const ms = parseDuration(v);
+      if (ms < 0) throw 'must not be negative';
+      s.options.watchCacheSnapshotWindowMs = ms;
     },
   },
   {

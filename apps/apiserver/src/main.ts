@@ -60,6 +60,8 @@ async function start(o: ServerOptions): Promise<void> {
     authenticator: new TokenAuthenticator(auth.entries),
     tls: { cert: tls.cert, key: tls.key },
     compactionIntervalMs: o.etcdCompactionIntervalMs,
+    compression: o.featureGates.APIResponseCompression,
+    cacher: { historyWindowMs: o.watchCacheHistoryWindowMs, snapshotWindowMs: o.watchCacheSnapshotWindowMs },
   });
   const port = await server.listen(o.securePort, o.bindAddress);
   const host = unspecified.has(o.bindAddress) ? '127.0.0.1' : o.bindAddress;

@@ -3,3 +3,4 @@ export { APIServer, type APIServerOptions, type Authenticator, type UserInfo } f
 export { APIRegistry, builtinResources } from './registry/index.js';
 export type { ResourceDefinition, KubeObject } from './registry/types.js';
 export { Store } from './registry/store.js';
+export { serializationStats } from './cacher/stats.js';
