@@ -51,7 +51,9 @@ export class EtcdStorage implements Storage {
 
   constructor(opts: EtcdStorageOptions) {
     if (!opts.endpoints?.length) throw new StorageError('InvalidArgument', 'etcd needs at least one endpoint');
-    this.client = new Etcd3({ hosts: opts.endpoints });
+    // gRPC's default 4 MiB receive limit is hit by large ranges (10k+ objects); etcd's own
+    // request limit is what bounds writes, so reads may be as large as the data.
+    this.client = new Etcd3({ hosts: opts.endpoints, grpcOptions: { 'grpc.max_receive_message_length': -1 } });
     this.kv = this.client.kv;
     this.watchClient = this.client.watchClient;
     this.progressIntervalMs = opts.progressIntervalMs ?? 5000;

@@ -92,3 +92,14 @@ test('snapshots answer for the state at each event revision; the ring says how f
   cacher.stop();
   await storage.close();
 });
+
+test('the initial list is read in pages at one revision and holds every object', async () => {
+  const storage = new EmbeddedStorage({ path: ':memory:' });
+  for (let i = 0; i < 2500; i++) await storage.create(`${prefix}ns/o${String(i).padStart(4, '0')}`, value(`o${i}`, 'z'));
+  const cacher = new Cacher(prefix, storage);
+  await cacher.whenReady();
+  expect(cacher.cache.tree.size).toBe(2500);
+  expect(cacher.cache.resourceVersion).toBe(await storage.currentRevision());
+  cacher.stop();
+  await storage.close();
+});

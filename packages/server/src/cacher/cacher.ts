@@ -29,6 +29,8 @@ export const defaultCacherOptions: CacherOptions = {
   restartDelayMs: 200,
 };
 
+const initialListPageSize = 1000;
+
 interface FreshWaiter {
   revision: number;
   resolve: () => void;
@@ -62,10 +64,20 @@ export class Cacher {
 
   private async init(): Promise<void> {
     const gen = ++this.generation;
-    const res = await this.storage.range(this.prefix, { prefix: true });
+    // The initial list is read in pages at one revision, so no single response grows with the data.
+    const items: CachedObject[] = [];
+    let revision = 0;
+    let startKey: string | undefined;
+    for (;;) {
+      const res = await this.storage.range(this.prefix, { prefix: true, revision: revision || undefined, limit: initialListPageSize, startKey });
+      revision = res.revision;
+      for (const kv of res.items) items.push(new CachedObject(kv.key, kv.modRevision, decodeKeyValue(kv)));
+      if (!res.more || res.items.length === 0) break;
+      startKey = res.items[res.items.length - 1].key + '\u0000';
+    }
     if (gen !== this.generation) return;
-    this.cache.reset(res.items.map((kv) => new CachedObject(kv.key, kv.modRevision, decodeKeyValue(kv))), res.revision);
-    this.handle = await this.storage.watch(this.prefix, res.revision + 1, {
+    this.cache.reset(items, revision);
+    this.handle = await this.storage.watch(this.prefix, revision + 1, {
       events: (evs) => gen === this.generation && this.onEvents(evs),
       progress: (rev) => gen === this.generation && this.onProgress(rev),
       error: (err) => gen === this.generation && this.onError(err),
