@@ -20,6 +20,7 @@ import { startEtcd } from '@windlass/storage/testing';
 import { APIServer } from '@windlass/server';
 import { runList10k } from './list10k.js';
 import { runFanout } from './fanout.js';
+import { request, type HttpResult } from './common.js';
 
 const N = Number(process.env.BENCH_N ?? 2000);
 const CONC = Number(process.env.BENCH_CONC ?? 16);
@@ -119,34 +120,10 @@ function rawWorkload(storage: Storage, prefix: string): Workload {
   };
 }
 
-function request(agent: http.Agent, port: number, method: string, path: string, body?: unknown): Promise<{ status: number; body: string }> {
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        agent,
-        host: '127.0.0.1',
-        port,
-        method,
-        path,
-        headers: { accept: 'application/json', ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
 function serverWorkload(agent: http.Agent, port: number): Workload {
   const base = '/api/v1/namespaces/default/configmaps';
-  const expect = (what: string, r: { status: number; body: string }, status: number): void => {
-    if (r.status !== status) throw new Error(`${what}: HTTP ${r.status} ${r.body.slice(0, 300)}`);
+  const expect = (what: string, r: HttpResult, status: number): void => {
+    if (r.status !== status) throw new Error(`${what}: HTTP ${r.status} ${r.body.toString('utf8', 0, 300)}`);
   };
   return {
     async create(name) {
@@ -155,12 +132,12 @@ function serverWorkload(agent: http.Agent, port: number): Workload {
     async get(name) {
       const r = await request(agent, port, 'GET', `${base}/${name}`);
       expect(`GET ${name}`, r, 200);
-      JSON.parse(r.body);
+      JSON.parse(r.body.toString('utf8'));
     },
     async list() {
       const r = await request(agent, port, 'GET', `${base}?limit=${LIST_SIZE}`);
       expect('LIST', r, 200);
-      const items = (JSON.parse(r.body) as { items: unknown[] }).items;
+      const items = (JSON.parse(r.body.toString('utf8')) as { items: unknown[] }).items;
       if (items.length !== expectedListItems) throw new Error(`server list: ${items.length} items`);
     },
   };
