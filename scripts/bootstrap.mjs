@@ -43,14 +43,19 @@ function build() {
   run('pnpm', ['exec', 'turbo', 'run', 'build', '--output-logs=errors-only'], { stdio: quiet });
 }
 
-function ensureEtcd() {
-  if (process.env.ETCD_BIN && existsSync(process.env.ETCD_BIN)) return;
-  if (has('etcd')) return;
-  console.error("windlass: installing Debian's etcd-server for the tests …");
+/** The Kubernetes Python client as Debian packages it (the e2e tests run /usr/bin/python3 explicitly). */
+function hasPythonClient() {
+  return spawnSync('/usr/bin/python3', ['-c', 'import kubernetes'], { stdio: 'ignore' }).status === 0;
+}
+
+function ensureTestDependencies() {
+  const etcd = (process.env.ETCD_BIN && existsSync(process.env.ETCD_BIN)) || has('etcd');
+  if (etcd && hasPythonClient()) return;
+  console.error("windlass: installing Debian's etcd-server and python3-kubernetes for the tests …");
   const sudo = process.getuid && process.getuid() !== 0 ? ['sudo'] : [];
   const apt = (args) => run(sudo[0] ?? 'apt-get', sudo.length ? ['apt-get', ...args] : args, { stdio: quiet });
   apt(['update', '-qq']);
-  apt(['install', '-y', '-qq', 'etcd-server']);
+  apt(['install', '-y', '-qq', 'etcd-server', 'python3-kubernetes']);
 }
 
 const [command = 'start', ...rest] = process.argv.slice(2).filter((a) => a !== '--verbose-setup');
@@ -62,11 +67,11 @@ switch (command) {
     run('node', [join(root, 'apps', 'apiserver', 'bin', 'windlass.js'), 'start', ...rest]);
     break;
   case 'test':
-    ensureEtcd();
+    ensureTestDependencies();
     run('pnpm', ['exec', 'turbo', 'run', 'test', '--concurrency=1', '--output-logs=new-only', ...rest]);
     break;
   case 'bench':
-    ensureEtcd();
+    ensureTestDependencies();
     run('pnpm', ['--filter', '@windlass/bench', 'run', 'bench', ...rest]);
     break;
   default:

@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeKubeconfig } from '@windlass/auth';
 import { startEtcd, type EtcdServer } from '@windlass/storage/testing';
-import { httpsCall, kubectlOk, removeDir, startWindlass, tempDir, windlassBin, type RunningServer } from './harness.js';
+import { httpsCall, kubectlOk, removeDir, startWindlass, tempDir, windlassBin, type RunningServer, servingCertFlags } from './harness.js';
 
 const adminToken = 'compact-admin-token-0123456789';
 const aliceToken = 'compact-alice-token-0123456789';
@@ -124,7 +124,7 @@ describe('windlass compact with two replicas on etcd', () => {
     const dirB = tempDir();
     b = await startWindlass([
       ...etcdFlags, '--token-auth-file', tokenFile(dirB),
-      '--tls-cert-file', join(a.dataDir, 'pki', 'apiserver.crt'), '--tls-private-key-file', join(a.dataDir, 'pki', 'apiserver.key'),
+      ...servingCertFlags(a.dataDir),
     ], dirB);
   }, 60000);
   afterAll(async () => {

@@ -132,3 +132,8 @@ export async function eventually(probe: () => boolean | Promise<boolean>, timeou
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/** Flags that make a replica serve with another replica's generated certificate, as replicas behind one address do. */
+export function servingCertFlags(dataDir: string): string[] {
+  return ['--tls-cert-file', join(dataDir, 'pki', 'apiserver.crt'), '--tls-private-key-file', join(dataDir, 'pki', 'apiserver.key')];
+}

@@ -3,6 +3,7 @@
  * give: plain requests over a keep-alive agent, and watches whose reading the caller can
  * pause and resume (to be a slow reader) and whose end is reported exactly once.
  */
+import { createHash } from 'node:crypto';
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -169,6 +170,15 @@ export interface ObjectState {
   data: Record<string, string>;
 }
 
+/** Large values are kept as a digest (equal values, equal digests), so comparisons stay cheap. */
+function compact(data: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(data)) {
+    out[k] = typeof v === 'string' && v.length > 512 ? `sha256:${createHash('sha256').update(v).digest('hex')}:${v.length}` : v;
+  }
+  return out;
+}
+
 export function objectState(o: any): ObjectState {
   return {
     namespace: o.metadata?.namespace ?? '',
@@ -176,11 +186,16 @@ export function objectState(o: any): ObjectState {
     uid: o.metadata?.uid ?? '',
     resourceVersion: o.metadata?.resourceVersion ?? '',
     labels: { ...(o.metadata?.labels ?? {}) },
-    data: { ...(o.data ?? {}) },
+    data: compact(o.data ?? {}),
   };
 }
 
 /** Objects sorted by namespace/name, for order-independent comparison. */
-export function sortedStates(objs: any[]): ObjectState[] {
-  return objs.map(objectState).sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+export function sortedStates(objs: readonly any[]): ObjectState[] {
+  return sortStates(objs.map(objectState));
+}
+
+export function sortStates(states: ObjectState[]): ObjectState[] {
+  const key = (o: ObjectState) => `${o.namespace}/${o.name}`;
+  return states.slice().sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEtcd, type EtcdServer } from '@windlass/storage/testing';
-import { httpsCall, kubectlOk, removeDir, startWindlass, tempDir, type RunningServer } from './harness.js';
+import { httpsCall, kubectlOk, removeDir, startWindlass, tempDir, type RunningServer, servingCertFlags } from './harness.js';
 
 let etcd: EtcdServer;
 let a: RunningServer;
@@ -17,7 +17,7 @@ beforeAll(async () => {
   writeFileSync(tokenFile, `${token},admin,admin-uid,"system:masters"\n`);
   b = await startWindlass([
     '--storage', 'etcd', '--etcd-servers', etcd.endpoints.join(','),
-    '--tls-cert-file', join(a.dataDir, 'pki', 'apiserver.crt'), '--tls-private-key-file', join(a.dataDir, 'pki', 'apiserver.key'),
+    ...servingCertFlags(a.dataDir),
     '--token-auth-file', tokenFile,
   ], dir);
 }, 60000);

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { join } from 'node:path';
 import { startEtcd, type EtcdServer } from '@windlass/storage/testing';
-import { httpsCall, removeDir, startWindlass, tempDir, type RunningServer } from './harness.js';
+import { httpsCall, removeDir, startWindlass, tempDir, type RunningServer, servingCertFlags } from './harness.js';
 
 let etcd: EtcdServer;
 const replicas: RunningServer[] = [];
@@ -20,7 +20,7 @@ beforeAll(async () => {
   const tokenFile = join(dir, 'tokens.csv');
   writeFileSync(tokenFile, `${token},admin,admin-uid,"system:masters"\n`);
   const shared = ['--storage', 'etcd', '--etcd-servers', etcd.endpoints.join(','), '--token-auth-file', tokenFile,
-    '--tls-cert-file', join(first.dataDir, 'pki', 'apiserver.crt'), '--tls-private-key-file', join(first.dataDir, 'pki', 'apiserver.key')];
+    ...servingCertFlags(first.dataDir)];
   replicas.push(await startWindlass(shared, tempDir()));
   replicas.push(await startWindlass(shared, tempDir()));
 }, 60000);
