@@ -1,6 +1,6 @@
 /** Runs the real `windlass` binary and real clients (kubectl) against it. */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -136,4 +136,19 @@ export async function eventually(probe: () => boolean | Promise<boolean>, timeou
 /** Flags that make a replica serve with another replica's generated certificate, as replicas behind one address do. */
 export function servingCertFlags(dataDir: string): string[] {
   return ['--tls-cert-file', join(dataDir, 'pki', 'apiserver.crt'), '--tls-private-key-file', join(dataDir, 'pki', 'apiserver.key')];
+}
+
+/**
+ * `count` replicas on one etcd, as behind a load balancer: the first generates the serving
+ * certificate the others reuse, and all accept `token` (an admin) from one token file.
+ */
+export async function startReplicas(etcdEndpoints: string[], count: number, token: string): Promise<{ replicas: RunningServer[]; args: string[]; tokenDir: string }> {
+  const tokenDir = tempDir();
+  const tokenFile = join(tokenDir, 'tokens.csv');
+  writeFileSync(tokenFile, `${token},admin,admin-uid,"system:masters"\n`);
+  const args = ['--storage', 'etcd', '--etcd-servers', etcdEndpoints.join(','), '--token-auth-file', tokenFile];
+  const first = await startWindlass(args);
+  const replicas = [first];
+  for (let i = 1; i < count; i++) replicas.push(await startWindlass([...args, ...servingCertFlags(first.dataDir)]));
+  return { replicas, args, tokenDir };
 }
