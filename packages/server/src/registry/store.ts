@@ -195,6 +195,7 @@ export class Store {
     const s = this.def.strategy;
     s.normalize?.(obj);
     ensureNamespaceMatches(obj, namespace, this.def.namespaced);
+    // kube's storage layer refuses this with a plain error, which reaches clients as a 500.
     if (obj.metadata.resourceVersion) throw newInternalError('resourceVersion should not be set on objects to be created');
     fillCreateMetadata(obj, this.def.generation === true);
     const generated = !obj.metadata.name && !!obj.metadata.generateName;
