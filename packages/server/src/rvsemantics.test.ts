@@ -208,6 +208,23 @@ describeBackends('resourceVersion semantics', (ctx) => {
       await wl.close();
     });
 
+    test('a bookmark comes 2 s before timeoutSeconds ends the watch', async () => {
+      const a = await create('a');
+      // Bookmarks are otherwise a minute apart: this server is started with the default interval.
+      const t2 = await startTestServer({ storage: ctx.storage, registryPrefix: ctx.prefix + 'registry' });
+      try {
+        await t2.call('POST', cms, { body: cm('b') });
+        const w = openWatch(t2.base, `${cms}?watch=1&allowWatchBookmarks=true&timeoutSeconds=3&resourceVersion=${rvOf(a)}`);
+        const deadline = Date.now() + 10000;
+        while (!w.ended && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        expect(w.events.map((e) => e.type)).toEqual(['ADDED', 'BOOKMARK']);
+        expect(Number(w.events[1].object.metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(w.events[0].object.metadata.resourceVersion));
+        await w.close();
+      } finally {
+        await t2.close();
+      }
+    });
+
     test('sendInitialEvents and resourceVersionMatch combined wrongly are 422', async () => {
       const cases: Array<[string, string]> = [
         ['sendInitialEvents=true', 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'],
@@ -221,6 +238,16 @@ describeBackends('resourceVersion semantics', (ctx) => {
       const exact = await t.call('GET', `${cms}?watch=1&sendInitialEvents=true&resourceVersionMatch=Exact`);
       expect(exact.status).toBe(422);
       expect(exact.body.message).toContain('Unsupported value: "Exact": supported values: "NotOlderThan"');
+    });
+
+    test('sendInitialEvents from a future resourceVersion: an ERROR event with the 504 Too large resource version', async () => {
+      const a = await create('a');
+      const w = openWatch(t.base, `${cms}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=${rvOf(a) + 1000}`);
+      const evs = await w.waitFor(1);
+      expect(evs[0].type).toBe('ERROR');
+      expect(evs[0].object).toMatchObject({ kind: 'Status', reason: 'Timeout', code: 504, details: { causes: [{ reason: 'ResourceVersionTooLarge' }] } });
+      expect(evs[0].object.message).toContain(`Too large resource version: ${rvOf(a) + 1000}`);
+      await w.close();
     });
 
     test('a watch from a future resourceVersion stays silent until changes pass it', async () => {

@@ -2,7 +2,7 @@
 import type { Status } from '@windlass/machinery';
 import type { CachedObject } from '../cacher/cachedobject.js';
 import { parseListOptions } from '../registry/listoptions.js';
-import { startWatch, type ClientWatchOutput } from '../registry/watch.js';
+import { startWatch, type ActiveWatch, type ClientWatchOutput } from '../registry/watch.js';
 import { groupVersion } from '../registry/types.js';
 import { parseIncludeObject, partialObjectMetadata, toTable } from '../table.js';
 import type { RequestScope } from './scope.js';
@@ -41,11 +41,13 @@ export async function watchResource(s: RequestScope): Promise<void> {
 
   let ended = false;
   let timer: NodeJS.Timeout | undefined;
-  let active: { stop(): void } | undefined;
+  let bookmarkTimer: NodeJS.Timeout | undefined;
+  let active: ActiveWatch | undefined;
   const finish = () => {
     if (ended) return;
     ended = true;
     if (timer) clearTimeout(timer);
+    if (bookmarkTimer) clearTimeout(bookmarkTimer);
     active?.stop();
     res.end();
   };
@@ -69,6 +71,8 @@ export async function watchResource(s: RequestScope): Promise<void> {
   res.on('close', finish);
   const timeoutSeconds = opts.timeoutSeconds ?? Math.floor(minRequestTimeoutSeconds * (1 + Math.random()));
   timer = setTimeout(finish, timeoutSeconds * 1000);
+  // kube sends a last bookmark 2 s before the timeout, so the client resumes from a fresh revision.
+  if (opts.allowWatchBookmarks && timeoutSeconds > 2) bookmarkTimer = setTimeout(() => active?.bookmark(), (timeoutSeconds - 2) * 1000);
 
   try {
     active = await startWatch(s.store, s.info.namespace, s.info.name, opts, out);

@@ -3,7 +3,7 @@
  * asked for, then the cache's events from the requested revision. Too old a revision is an
  * ERROR event carrying a 410 Expired Status, as kube sends it.
  */
-import { failure, type Status } from '@windlass/machinery';
+import { failure, isStatusError, type Status } from '@windlass/machinery';
 import { CachedObject } from '../cacher/cachedobject.js';
 import type { WatchFilter, WatchOutput } from '../cacher/cachewatcher.js';
 import { decodeKeyValue } from './codec.js';
@@ -18,6 +18,8 @@ export interface ClientWatchOutput extends WatchOutput {
 
 export interface ActiveWatch {
   stop(): void;
+  /** Sends a BOOKMARK at the cache's current revision now (if the client asked for bookmarks). */
+  bookmark(): void;
 }
 
 export async function startWatch(store: Store, namespace: string, name: string, opts: ListOptions, out: ClientWatchOutput): Promise<ActiveWatch> {
@@ -43,7 +45,7 @@ export async function startWatch(store: Store, namespace: string, name: string, 
     if (!watcher) {
       out.write(out.errorEvent(failure(410, 'Expired', `too old resource version: ${from} (${cacher.cache.oldestRevision})`).status));
       out.close();
-      return { stop: () => undefined };
+      return ended;
     }
   } else if (rv === '') {
     // Most Recent: a consistent start. Without on-demand progress from the store, the
@@ -61,7 +63,18 @@ export async function startWatch(store: Store, namespace: string, name: string, 
       watcher = cacher.watch(filter, out, { initial: true, afterInitial: markEnd }, bookmarks)!;
     }
   } else {
-    if (rv !== '0') await cacher.waitUntilFresh(parseResourceVersion(rv));
+    if (rv !== '0') {
+      // The initial state must be at least as new as the request's: wait for the cache; if it
+      // does not get there, kube reports the 504 as an ERROR event of the watch.
+      try {
+        await cacher.waitUntilFresh(parseResourceVersion(rv));
+      } catch (err) {
+        if (!isStatusError(err)) throw err;
+        out.write(out.errorEvent(err.status));
+        out.close();
+        return ended;
+      }
+    }
     watcher = cacher.watch(filter, out, { initial: true, afterInitial: markEnd }, bookmarks)!;
   }
   const w = watcher;
@@ -70,5 +83,11 @@ export async function startWatch(store: Store, namespace: string, name: string, 
       cacher.unregister(w);
       w.close();
     },
+    bookmark() {
+      if (bookmarks) w.sendBookmark(cacher.cache.resourceVersion, Date.now());
+    },
   };
 }
+
+/** A watch that ended before it started (an ERROR event was its only event). */
+const ended: ActiveWatch = { stop: () => undefined, bookmark: () => undefined };
