@@ -6,11 +6,9 @@
  * SIGKILL (then in the middle of writes). Afterwards the informer's cache must be exactly
  * what the server lists: names, uids, resourceVersions, labels and data.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { startEtcd, type EtcdServer } from '@windlass/storage/testing';
-import { adminToken, eventually, removeDir, restartWindlass, startWindlass, tempDir, type RunningServer, servingCertFlags } from './harness.js';
+import { adminToken, eventually, removeDir, restartWindlass, startReplicas, startWindlass, tempDir } from './harness.js';
 import { KubeHttp, sortedStates } from './kubehttp.js';
 
 const NS = 'ns';
@@ -207,13 +205,11 @@ describe.each(['SIGTERM', 'SIGKILL'] as const)('informer through a restart (%s)'
 
   test('etcd: writes go on through a second replica while the first is down', async () => {
     const etcd: EtcdServer = await startEtcd();
-    const dirA = tempDir();
-    const dirB = tempDir();
-    const tokenFile = join(dirB, 'tokens.csv');
-    writeFileSync(tokenFile, `${token},admin,admin-uid,"system:masters"\n`);
-    const argsA = ['--storage', 'etcd', '--etcd-servers', etcd.endpoints.join(','), '--token-auth-file', tokenFile];
-    let a = await startWindlass(argsA, dirA);
-    const b = await startWindlass([...argsA, ...servingCertFlags(dirA)], dirB);
+    const started = await startReplicas(etcd.endpoints, 2, token);
+    let [a] = started.replicas;
+    const b = started.replicas[1];
+    const argsA = started.args;
+    const dirA = a.dataDir;
     let ca = KubeHttp.forDataDir(a.url, dirA, token);
     const cb = KubeHttp.forDataDir(b.url, dirA, token);
     let h: Harness | undefined;
@@ -263,8 +259,7 @@ describe.each(['SIGTERM', 'SIGKILL'] as const)('informer through a restart (%s)'
       cb.destroy();
       await Promise.all([a.stop(), b.stop()]);
       await etcd.stop();
-      removeDir(dirA);
-      removeDir(dirB);
+      [dirA, b.dataDir, started.tokenDir].forEach(removeDir);
     }
   }, 120000);
 });

@@ -6,12 +6,11 @@
  * end exactly equal to the server's list: names, uids, resourceVersions, labels and data.
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { startEtcd } from '@windlass/storage/testing';
-import { adminToken, eventually, removeDir, restartWindlass, startWindlass, tempDir, servingCertFlags } from './harness.js';
+import { adminToken, eventually, removeDir, restartWindlass, startWindlass, tempDir, startReplicas } from './harness.js';
 import { KubeHttp } from './kubehttp.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -149,13 +148,11 @@ test('embedded backend: the Python watcher follows through a SIGTERM restart of 
 
 test('etcd: the Python watcher follows through a SIGKILL of its replica while another takes writes', async () => {
   const etcd = await startEtcd();
-  const dirA = tempDir();
-  const dirB = tempDir();
-  const tokenFile = join(dirB, 'tokens.csv');
-  writeFileSync(tokenFile, `${token},admin,admin-uid,"system:masters"\n`);
-  const args = ['--storage', 'etcd', '--etcd-servers', etcd.endpoints.join(','), '--token-auth-file', tokenFile];
-  let a = await startWindlass(args, dirA);
-  const b = await startWindlass([...args, ...servingCertFlags(dirA)], dirB);
+  const started = await startReplicas(etcd.endpoints, 2, token);
+  let [a] = started.replicas;
+  const b = started.replicas[1];
+  const args = started.args;
+  const dirA = a.dataDir;
   let ca = KubeHttp.forDataDir(a.url, dirA, token);
   const cb = KubeHttp.forDataDir(b.url, dirA, token);
   let py: PythonWatcher | undefined;
@@ -189,7 +186,6 @@ test('etcd: the Python watcher follows through a SIGKILL of its replica while an
     cb.destroy();
     await Promise.all([a.stop(), b.stop()]);
     await etcd.stop();
-    removeDir(dirA);
-    removeDir(dirB);
+    [dirA, b.dataDir, started.tokenDir].forEach(removeDir);
   }
 }, 120000);

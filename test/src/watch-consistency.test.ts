@@ -14,10 +14,8 @@
  * history filtered by its namespace and selectors from its start: no gap, no duplicate, no
  * reordering, ADDED/DELETED where an object enters/leaves the selection.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startEtcd, type EtcdServer } from '@windlass/storage/testing';
-import { eventually, removeDir, startWindlass, tempDir, type RunningServer, servingCertFlags } from './harness.js';
+import { eventually, removeDir, startReplicas, type RunningServer } from './harness.js';
 import { KubeHttp, objectState, type HttpResult, sortStates, sortedStates, type ObjectState, type WatchEnd, type WatchStream } from './kubehttp.js';
 import { History, describeEvent, describeStart, keyOf, sameObject, type Ev, type Filter, type Segment, type SegmentStart } from './watchcheck.js';
 
@@ -37,17 +35,14 @@ let etcd: EtcdServer;
 let a: RunningServer;
 let b: RunningServer;
 let replicas: KubeHttp[] = [];
+let tokenDir = '';
 
 beforeAll(async () => {
   etcd = await startEtcd();
-  const dirA = tempDir();
-  const dirB = tempDir();
-  const tokenFile = join(dirB, 'tokens.csv');
-  writeFileSync(tokenFile, `${token},admin,admin-uid,"system:masters"\n`);
-  const common = ['--storage', 'etcd', '--etcd-servers', etcd.endpoints.join(','), '--token-auth-file', tokenFile];
-  a = await startWindlass(common, dirA);
-  b = await startWindlass([...common, ...servingCertFlags(dirA)], dirB);
-  replicas = [KubeHttp.forDataDir(a.url, dirA, token), KubeHttp.forDataDir(b.url, dirA, token)];
+  const started = await startReplicas(etcd.endpoints, 2, token);
+  [a, b] = started.replicas;
+  tokenDir = started.tokenDir;
+  replicas = [KubeHttp.forDataDir(a.url, a.dataDir, token), KubeHttp.forDataDir(b.url, a.dataDir, token)];
 }, 90000);
 
 /** Every watcher of the test, stopped before the servers even when an assertion failed. */
@@ -60,6 +55,7 @@ afterAll(async () => {
   await etcd?.stop();
   if (a) removeDir(a.dataDir);
   if (b) removeDir(b.dataDir);
+  if (tokenDir) removeDir(tokenDir);
 });
 
 /** Deterministic pseudo-random numbers (mulberry32), so a failing run's choices can be replayed. */
