@@ -273,6 +273,19 @@ describeBackends('API server', (ctx) => {
       await new Promise((r) => setTimeout(r, 100));
     }
     expect((await t.call('GET', '/api/v1/namespaces/team/configmaps/inside')).status).toBe(404);
+    // A namespace whose content is held by a finalizer stays Terminating, and takes no new content.
+    await t.call('POST', '/api/v1/namespaces', { body: { metadata: { name: 'held' } } });
+    await t.call('POST', '/api/v1/namespaces/held/configmaps', { body: cm('pinned', { finalizers: ['example.com/hold'] }) });
+    await t.call('DELETE', '/api/v1/namespaces/held');
+    const refused = await t.call('POST', '/api/v1/namespaces/held/configmaps', { body: cm('late') });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ reason: 'Forbidden', message: 'configmaps "late" is forbidden: unable to create new content in namespace held because it is being terminated' });
+    await t.call('PATCH', '/api/v1/namespaces/held/configmaps/pinned', { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
+    const gone = Date.now() + 10000;
+    while ((await t.call('GET', '/api/v1/namespaces/held')).status !== 404) {
+      if (Date.now() > gone) throw new Error('namespace held not removed after its content was released');
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const immortal = await t.call('DELETE', '/api/v1/namespaces/default');
     expect(immortal.status).toBe(403);
     expect(immortal.body.message).toBe('namespaces "default" is forbidden: this namespace may not be deleted');

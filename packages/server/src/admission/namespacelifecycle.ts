@@ -5,15 +5,22 @@
 import { failure, newForbidden, newNotFound, qualifiedResource } from '@windlass/machinery';
 import type { CreateAdmission, Store } from '../registry/store.js';
 import type { KubeObject } from '../registry/types.js';
+import { decodeKeyValue } from '../registry/codec.js';
 
 export const immortalNamespaces = new Set(['default', 'kube-system', 'kube-public']);
 
 export function namespaceExists(namespaces: Store): CreateAdmission {
   return async (store: Store, obj: KubeObject) => {
     const ns = obj.metadata.namespace ?? '';
-    const kv = await namespaces.storage.get(namespaces.objectKey('', ns));
-    if (!kv) throw newNotFound({ group: '', resource: 'namespaces' }, ns);
-    const nsObj = JSON.parse(kv.value.toString('utf8')) as KubeObject;
+    // As kube's admission plugin reads its informer, read the namespace from the watch cache,
+    // and only on a miss (a namespace created a moment ago) from the store.
+    const key = namespaces.objectKey('', ns);
+    let nsObj = namespaces.cacher?.cache.tree.get(key)?.object;
+    if (!nsObj) {
+      const kv = await namespaces.storage.get(key);
+      if (!kv) throw newNotFound({ group: '', resource: 'namespaces' }, ns);
+      nsObj = decodeKeyValue(kv);
+    }
     if (nsObj.metadata.deletionTimestamp || (nsObj.status as { phase?: string } | undefined)?.phase === 'Terminating') {
       const name = obj.metadata.name ?? '';
       throw failure(403, 'Forbidden', `${qualifiedResource(store.gr)} "${name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`, {
