@@ -1,8 +1,10 @@
 /**
- * The API server: an express app that turns each request into RequestInfo, authenticates
- * it, and dispatches it to the verb handler over the generic Store of the addressed kind.
+ * The API server. Resource requests — every verb on every kind, the hot path — go straight
+ * from the socket to RequestInfo, authentication and the verb handler over the generic Store
+ * of the addressed kind, with no middleware and no body read unless the verb has one. The
+ * rest (discovery, OpenAPI, health, version, the admin endpoint) is an express app.
  */
-import http from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -13,7 +15,8 @@ import { APIRegistry, builtinResources } from './registry/index.js';
 import type { ResourceDefinition } from './registry/types.js';
 import { Store } from './registry/store.js';
 import { negotiate, type Negotiated } from './negotiation.js';
-import { writeError, writeObject } from './respond.js';
+import { acceptsGzip, notFoundPage, writeError, writeObject } from './respond.js';
+import { maxRequestBodyBytes, readBody } from './requestbody.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, serverVersion } from './discovery.js';
 import { checkNamespaceDeletable, namespaceExists } from './admission/namespacelifecycle.js';
 import { NamespaceController } from './controllers/namespace.js';
@@ -25,7 +28,9 @@ import type { RequestScope } from './handlers/scope.js';
 import { openAPIRoutes } from './openapi.js';
 import { Compactor, compactKey, defaultCompactionIntervalMs } from './controllers/compactor.js';
 import { compactRoute } from './compactendpoint.js';
+import { identityRoute } from './identityendpoint.js';
 import { Cacher, defaultCacherOptions, type CacherOptions } from './cacher/cacher.js';
+import { RegistryWatch } from './cacher/registrywatch.js';
 
 export interface UserInfo {
   name: string;
@@ -53,9 +58,6 @@ export interface APIServerOptions {
   cacher?: Partial<CacherOptions>;
 }
 
-/** kube-apiserver's request body limit (3 MiB). */
-const maxRequestBodyBytes = 3 * 1024 * 1024;
-
 /** Paths kube's default RBAC lets anyone read (system:public-info-viewer). */
 const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
 
@@ -68,16 +70,21 @@ export class APIServer {
   private server?: http.Server | https.Server;
   private namespaceController: NamespaceController;
   readonly compactor: Compactor;
+  /** The replica's one storage watch, feeding every resource type's Cacher. */
+  readonly registryWatch: RegistryWatch;
+  private readonly compression: boolean;
   private address = '127.0.0.1:0';
 
   constructor(private opts: APIServerOptions) {
     this.registry = new APIRegistry(opts.resources ?? builtinResources);
     const prefix = opts.registryPrefix ?? '/registry';
     const cacherOptions = { ...defaultCacherOptions, ...(opts.cacher ?? {}) };
+    this.compression = opts.compression ?? true;
+    this.registryWatch = new RegistryWatch(opts.storage, `${prefix}/`, { consistencyWaitMs: cacherOptions.consistencyWaitMs });
     for (const def of this.registry.all()) {
       const store = new Store(def, opts.storage, prefix);
-      // One watch cache per resource type per replica: one storage watch, however many clients watch.
-      store.cacher = new Cacher(store.resourcePrefix, opts.storage, cacherOptions);
+      // One watch cache per resource type per replica, all fed by one storage watch, however many clients watch.
+      store.cacher = new Cacher(store.resourcePrefix, opts.storage, cacherOptions, this.registryWatch);
       this.stores.set(def, store);
     }
     const namespaces = this.storeFor('', 'v1', 'namespaces')!;
@@ -100,14 +107,14 @@ export class APIServer {
     const app = express();
     app.disable('x-powered-by');
     app.set('etag', false);
-    app.locals.compression = this.opts.compression ?? true;
-    app.use((req, res, next) => this.authenticate(req, res, next));
+    app.use((req, res, next) => this.authenticateNonResource(req, res, next));
     app.use(express.raw({ type: () => true, limit: maxRequestBodyBytes }));
     app.use(compactRoute(this.compactor, { authenticating: this.opts.authenticator !== undefined }));
+    app.use(identityRoute());
     app.get(['/healthz', '/livez', '/readyz'], (req, res) => void this.health(req, res));
     app.get(['/version', '/version/'], (req, res) => writeObject(res, 200, serverVersion, { mediaType: 'application/json', pretty: true }));
     app.use(openAPIRoutes(this.registry));
-    app.use((req, res) => void this.serve(req, res));
+    app.use((req, res) => this.serveNonResource(req, res));
     app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
       const e = err as { type?: string; limit?: number };
       if (e.type === 'entity.too.large') return writeError(res, newRequestEntityTooLarge(`limit is ${maxRequestBodyBytes}`));
@@ -117,7 +124,34 @@ export class APIServer {
     return app;
   }
 
-  private authenticate(req: Request, res: Response, next: NextFunction): void {
+  /** The entry point of every request. */
+  readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    if (path.startsWith('/api/') || path.startsWith('/apis/')) {
+      let info: RequestInfo;
+      let query: URLSearchParams;
+      try {
+        query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+        info = parseRequestInfo(req.method ?? 'GET', path, query);
+      } catch (err) {
+        writeError(res, err);
+        return;
+      }
+      if (info.isResourceRequest) {
+        if (this.opts.authenticator && !this.opts.authenticator.authenticate(req.headers.authorization)) {
+          writeError(res, newUnauthorized());
+          return;
+        }
+        this.serveResource(req, res, info, query).catch((err) => writeError(res, err));
+        return;
+      }
+    }
+    this.app(req, res);
+  };
+
+  private authenticateNonResource(req: Request, res: Response, next: NextFunction): void {
     if (!this.opts.authenticator || publicPaths.has(req.path)) return next();
     const user = this.opts.authenticator.authenticate(req.headers.authorization);
     if (!user) return writeError(res, newUnauthorized());
@@ -134,20 +168,14 @@ export class APIServer {
     }
   }
 
-  private async serve(req: Request, res: Response): Promise<void> {
+  private serveNonResource(req: Request, res: Response): void {
+    let n: Negotiated;
     try {
-      const url = new URL(req.originalUrl, 'http://x');
-      const info = parseRequestInfo(req.method, url.pathname, url.searchParams);
-      if (!info.isResourceRequest) return this.serveNonResource(req, res, url);
-      await this.serveResource(req, res, info, url.searchParams);
+      n = negotiate(req.headers.accept, { userAgent: req.headers['user-agent'], pretty: typeof req.query.pretty === 'string' ? req.query.pretty : null });
     } catch (err) {
-      writeError(res, err);
+      return writeError(res, err);
     }
-  }
-
-  private serveNonResource(req: Request, res: Response, url: URL): void {
-    const parts = url.pathname.split('/').filter(Boolean);
-    const n = negotiate(req.headers.accept, { userAgent: req.headers['user-agent'], pretty: url.searchParams.get('pretty') });
+    const parts = req.path.split('/').filter(Boolean);
     let doc: unknown;
     if (req.method === 'GET') {
       if (parts.length === 1 && parts[0] === 'api') doc = apiVersions(this.address);
@@ -160,7 +188,7 @@ export class APIServer {
     writeObject(res, 200, doc, n);
   }
 
-  private async serveResource(req: Request, res: Response, info: RequestInfo, query: URLSearchParams): Promise<void> {
+  private async serveResource(req: IncomingMessage, res: ServerResponse, info: RequestInfo, query: URLSearchParams): Promise<void> {
     const gv = info.apiGroup ? `${info.apiGroup}/${info.apiVersion}` : info.apiVersion;
     if (!this.registry.resourcesIn(gv)) return notFoundPage(res);
     const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
@@ -168,10 +196,12 @@ export class APIServer {
     const negotiated: Negotiated = negotiate(req.headers.accept, { watch: info.verb === 'watch', userAgent: req.headers['user-agent'], pretty: query.get('pretty') });
     if (!def.verbs.includes(info.verb)) throw newMethodNotSupported({ group: def.group, resource: def.resource }, info.verb);
     // A namespaced object is addressed inside its namespace; only list and watch span all namespaces.
-    if (def.namespaced && !info.namespace && !['list', 'watch'].includes(info.verb)) {
+    if (def.namespaced && !info.namespace && info.verb !== 'list' && info.verb !== 'watch') {
       throw failure(404, 'NotFound', 'the server could not find the requested resource', {});
     }
-    const scope: RequestScope = { req, res, info, query, def, store: this.stores.get(def)!, negotiated };
+    const body = verbsWithBody.has(info.verb) ? await readBody(req, res) : noBody;
+    const gzip = this.compression && acceptsGzip(req.headers['accept-encoding']);
+    const scope: RequestScope = { req, res, info, query, def, store: this.stores.get(def)!, negotiated, body, gzip };
     switch (info.verb) {
       case 'get': return getResource(scope);
       case 'list': return listResource(scope);
@@ -213,7 +243,7 @@ export class APIServer {
     await this.bootstrap();
     await this.compactor.start();
     await Promise.all([...this.stores.values()].map((s) => s.cacher?.whenReady()));
-    const server = this.opts.tls ? https.createServer({ cert: this.opts.tls.cert, key: this.opts.tls.key }, this.app) : http.createServer(this.app);
+    const server = this.opts.tls ? https.createServer({ cert: this.opts.tls.cert, key: this.opts.tls.key }, this.handle) : http.createServer(this.handle);
     // Watches are long-lived: no socket timeout; keep-alive sockets are reused by clients.
     server.requestTimeout = 0;
     server.headersTimeout = 60_000;
@@ -231,6 +261,7 @@ export class APIServer {
     this.namespaceController.stop();
     this.compactor.stop();
     for (const store of this.stores.values()) store.cacher?.stop();
+    this.registryWatch.stop();
     const server = this.server;
     if (!server) return;
     await new Promise<void>((resolve) => {
@@ -240,6 +271,5 @@ export class APIServer {
   }
 }
 
-function notFoundPage(res: Response): void {
-  res.status(404).type('text/plain').end('404 page not found\n');
-}
+const verbsWithBody = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+const noBody = Buffer.alloc(0);

@@ -51,15 +51,32 @@ const prettyAgents = /^(curl|Wget|Mozilla)\//;
 /** Picks the first acceptable media range; a watch is served as JSON only (YAML watch is 406, as kube). */
 export function negotiate(accept: string | undefined, opts: { watch?: boolean; userAgent?: string; pretty?: string | null } = {}): Negotiated {
   const pretty = opts.pretty != null ? opts.pretty !== 'false' && opts.pretty !== '0' : prettyAgents.test(opts.userAgent ?? '');
-  if (!accept || accept.trim() === '') return { mediaType: 'application/json', as: 'object', pretty };
+  if (!accept || accept.trim() === '') return pretty ? defaultPretty : defaultPlain;
+  // Clients send the same few Accept headers over and over: answer each from a small cache.
+  const key = `${opts.watch ? 'w' : '-'}${pretty ? 'p' : '-'}${accept}`;
+  let n = negotiated.get(key);
+  if (!n) {
+    n = Object.freeze(pick(accept, !!opts.watch, pretty));
+    if (negotiated.size >= maxCachedNegotiations) negotiated.clear();
+    negotiated.set(key, n);
+  }
+  return n;
+}
+
+const defaultPlain: Negotiated = Object.freeze({ mediaType: 'application/json', as: 'object', pretty: false });
+const defaultPretty: Negotiated = Object.freeze({ mediaType: 'application/json', as: 'object', pretty: true });
+const negotiated = new Map<string, Negotiated>();
+const maxCachedNegotiations = 256;
+
+function pick(accept: string, watch: boolean, pretty: boolean): Negotiated {
   for (const r of parseAccept(accept)) {
     if (r.q <= 0) continue;
     const as = representationOf(r);
     if (as === null) continue;
     if (r.type === 'application/json' || r.type === '*/*') return { mediaType: 'application/json', as, pretty };
-    if (r.type === 'application/yaml' && !opts.watch) return { mediaType: 'application/yaml', as, pretty };
+    if (r.type === 'application/yaml' && !watch) return { mediaType: 'application/yaml', as, pretty };
   }
-  throw newNotAcceptable(opts.watch ? ['application/json', 'application/json;stream=watch'] : servedMediaTypes);
+  throw newNotAcceptable(watch ? ['application/json', 'application/json;stream=watch'] : servedMediaTypes);
 }
 
 /** The media type of a request body, without parameters. */

@@ -27,49 +27,52 @@ function isWatchQuery(query: URLSearchParams): boolean {
   return w === '' || w === '1' || w.toLowerCase() === 'true';
 }
 
-export function parseRequestInfo(method: string, rawPath: string, query: URLSearchParams): RequestInfo {
-  const path = rawPath;
+function segments(path: string): string[] {
+  const parts = path.split('/');
+  let n = 0;
+  for (let i = 0; i < parts.length; i++) if (parts[i] !== '') parts[n++] = parts[i];
+  parts.length = n;
+  return parts;
+}
+
+function decode(p: string): string {
+  return p.includes('%') ? decodeURIComponent(p) : p;
+}
+
+const verbOfMethod: Record<string, string> = { POST: 'create', GET: 'get', HEAD: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
+
+export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
   const info: RequestInfo = {
     isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: '', apiGroup: '', apiVersion: '',
     namespace: '', resource: '', subresource: '', name: '', parts: [],
   };
-  let parts = path.replace(/^\/+|\/+$/g, '').split('/').filter((p) => p !== '');
-  if (parts.length < 3 || !apiPrefixes.has(parts[0])) return info;
-  info.apiPrefix = parts[0];
-  parts = parts.slice(1);
+  const all = segments(path);
+  if (all.length < 3 || !apiPrefixes.has(all[0])) return info;
+  info.apiPrefix = all[0];
+  let i = 1;
   if (info.apiPrefix === 'apis') {
-    if (parts.length < 3) return info; // /apis/{group} and /apis/{group}/{version} are discovery
-    info.apiGroup = parts[0];
-    parts = parts.slice(1);
+    if (all.length < 4) return info; // /apis/{group} and /apis/{group}/{version} are discovery
+    info.apiGroup = all[i++];
   }
-  info.apiVersion = parts[0];
-  parts = parts.slice(1);
+  info.apiVersion = all[i++];
   info.isResourceRequest = true;
-
-  switch (method.toUpperCase()) {
-    case 'POST': info.verb = 'create'; break;
-    case 'GET': case 'HEAD': info.verb = 'get'; break;
-    case 'PUT': info.verb = 'update'; break;
-    case 'PATCH': info.verb = 'patch'; break;
-    case 'DELETE': info.verb = 'delete'; break;
-    default: info.verb = '';
-  }
+  info.verb = verbOfMethod[method.toUpperCase()] ?? '';
   // The legacy /watch/ prefix makes a watch of whatever follows, including a single object.
-  if (parts[0] === 'watch' && info.verb === 'get') {
+  if (all[i] === 'watch' && info.verb === 'get') {
     info.verb = 'watch';
-    parts = parts.slice(1);
+    i++;
   }
-  if (parts[0] === 'namespaces') {
-    if (parts.length > 1) {
-      info.namespace = decodeURIComponent(parts[1]);
-      // /namespaces/{name} and /namespaces/{name}/{status|finalize} address the namespace itself.
-      if (parts.length > 2 && !namespaceSubresources.has(parts[2])) parts = parts.slice(2);
-    }
+  if (all[i] === 'namespaces' && all.length - i > 1) {
+    info.namespace = decode(all[i + 1]);
+    // /namespaces/{name} and /namespaces/{name}/{status|finalize} address the namespace itself.
+    if (all.length - i > 2 && !namespaceSubresources.has(all[i + 2])) i += 2;
   }
-  info.parts = parts.map((p) => decodeURIComponent(p));
-  if (info.parts.length >= 3) info.subresource = info.parts[2];
-  if (info.parts.length >= 2) info.name = info.parts[1];
-  if (info.parts.length >= 1) info.resource = info.parts[0];
+  const parts: string[] = [];
+  for (; i < all.length; i++) parts.push(decode(all[i]));
+  info.parts = parts;
+  if (parts.length >= 3) info.subresource = parts[2];
+  if (parts.length >= 2) info.name = parts[1];
+  if (parts.length >= 1) info.resource = parts[0];
 
   // A namespace object is addressed as /api/v1/namespaces/{name}; it has no namespace itself.
   if (info.resource === 'namespaces') info.namespace = '';

@@ -2,42 +2,46 @@
  * An object as the watch cache holds it: decoded once (for selectors and tables) and
  * serialized once, lazily, into bytes shared by every list and watcher that sends it.
  * The JSON puts kind and apiVersion first so a list item (which kube sends without them)
- * is the same bytes minus that header: one serialization serves both.
+ * is a view of the same bytes past that header: one serialization serves both.
  */
 import type { KubeObject } from '../registry/types.js';
 import { serializationStats } from './stats.js';
 
+const openBrace = Buffer.from('{');
+
 export class CachedObject {
-  private bodyBytes?: Buffer;
-  private events = new Map<string, Buffer>();
+  /** The whole object's JSON, `{"kind":…,"apiVersion":…,…}`, built once on first use. */
+  private bytes?: Buffer;
+  /** Where the fields after kind and apiVersion start in `bytes` (list items are `{` + the rest). */
+  private restStart = 0;
+  private events?: Map<string, Buffer>;
 
   /** `object` is shared: never mutate it. */
   constructor(readonly key: string, readonly revision: number, readonly object: KubeObject) {}
 
-  /** The object's JSON after its leading `{"kind":…,"apiVersion":…,` header, starting with `{`. */
-  private body(): Buffer {
-    if (!this.bodyBytes) {
-      const { kind: _k, apiVersion: _a, ...rest } = this.object;
-      this.bodyBytes = Buffer.from(JSON.stringify(rest));
+  /** Bytes of the whole object, shared by every GET, list and watch that sends it. */
+  objectBytes(): Buffer {
+    if (!this.bytes) {
+      const { kind, apiVersion, ...rest } = this.object;
+      const header = `{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)}`;
+      const body = JSON.stringify(rest);
+      // "{}" has no fields to follow the header; otherwise the body's own "{" becomes a ",".
+      this.bytes = Buffer.from(body.length > 2 ? `${header},${body.slice(1)}` : `${header}}`);
+      this.restStart = body.length > 2 ? Buffer.byteLength(header) + 1 : this.bytes.length - 1;
       serializationStats.objects++;
     }
-    return this.bodyBytes;
+    return this.bytes;
   }
 
-  /** Bytes of the object as a list item: without kind and apiVersion. */
-  itemBytes(): Buffer {
-    return this.body();
-  }
-
-  /** Bytes of the whole object. */
-  objectBytes(): Buffer {
-    const body = this.body();
-    const header = `{"kind":${JSON.stringify(this.object.kind)},"apiVersion":${JSON.stringify(this.object.apiVersion)}`;
-    return body.length > 2 ? Buffer.concat([Buffer.from(header + ','), body.subarray(1)]) : Buffer.from(header + '}');
+  /** Appends the object as a list item (without kind and apiVersion, as kube's typed lists) to `parts`, without copying. */
+  pushItem(parts: Buffer[]): void {
+    const bytes = this.objectBytes();
+    parts.push(openBrace, bytes.subarray(this.restStart));
   }
 
   /** One watch event line, `{"type":…,"object":…}\n`, computed once per type and shared by all watchers. */
   eventBytes(type: string): Buffer {
+    this.events ??= new Map();
     let b = this.events.get(type);
     if (!b) {
       b = Buffer.concat([Buffer.from(`{"type":"${type}","object":`), this.objectBytes(), Buffer.from('}\n')]);

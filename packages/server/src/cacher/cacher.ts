@@ -1,19 +1,23 @@
 /**
- * The Cacher of one resource type in one replica: lists the store once, then follows one
- * storage watch, keeping the WatchCache current and fanning events out to every client
- * watcher. Reads that allow it are served from here (kube's pkg/storage/cacher).
+ * The Cacher of one resource type in one replica: lists the store once, then follows the
+ * replica's registry watch (RegistryWatch), keeping the WatchCache current and fanning
+ * events out to every client watcher. Reads that allow it are served from here (kube's
+ * pkg/storage/cacher).
  */
-import { isStorageError, type Storage, type StorageWatchEvent, type WatchHandle } from '@windlass/storage';
+import type { Storage, StorageWatchEvent } from '@windlass/storage';
 import { decodeFromStorage, decodeKeyValue } from '../registry/codec.js';
 import { tooLargeResourceVersion } from '../registry/freshness.js';
 import { CachedObject } from './cachedobject.js';
 import { CacheWatcher, type WatchFilter, type WatchOutput } from './cachewatcher.js';
 import { CacheEvent, WatchCache, type Tree, type WatchCacheOptions } from './watchcache.js';
+import { RegistryWatch, type RegistryWatchTarget } from './registrywatch.js';
 
 export interface CacherOptions extends WatchCacheOptions {
   bookmarkIntervalMs: number;
   /** How long a read waits for the cache to reach a requested revision before 504. */
   freshnessTimeoutMs: number;
+  /** How long a consistent read waits for the cache before reading the store instead. */
+  consistencyWaitMs: number;
   maxWatcherBufferedBytes: number;
   restartDelayMs: number;
 }
@@ -25,6 +29,7 @@ export const defaultCacherOptions: CacherOptions = {
   maxSnapshots: 100_000,
   bookmarkIntervalMs: 60_000,
   freshnessTimeoutMs: 3_000,
+  consistencyWaitMs: 1_000,
   maxWatcherBufferedBytes: 16 * 1024 * 1024,
   restartDelayMs: 200,
 };
@@ -36,19 +41,26 @@ interface FreshWaiter {
   resolve: () => void;
 }
 
-export class Cacher {
+export class Cacher implements RegistryWatchTarget {
   readonly cache: WatchCache;
+  /** The replica's one storage watch; a Cacher made alone gets one of its own over its prefix. */
+  readonly registry: RegistryWatch;
   private watchers = new Set<CacheWatcher>();
   private waiters: FreshWaiter[] = [];
-  private handle?: WatchHandle;
   private ready?: Promise<void>;
+  /** Events that arrive while the initial list is read; applied once it is in. */
+  private pending?: StorageWatchEvent[];
+  /** The cache holds the store's state and follows the registry watch. */
+  private live = false;
   private stopped = false;
   private bookmarkTimer?: NodeJS.Timeout;
-  /** Bumped on every (re)initialisation, so a stale storage watch's callbacks are ignored. */
+  /** Bumped on every (re)initialisation, so a superseded list is dropped. */
   private generation = 0;
 
-  constructor(readonly prefix: string, readonly storage: Storage, readonly opts: CacherOptions = defaultCacherOptions) {
+  constructor(readonly prefix: string, readonly storage: Storage, readonly opts: CacherOptions = defaultCacherOptions, registry?: RegistryWatch) {
     this.cache = new WatchCache(opts);
+    this.registry = registry ?? new RegistryWatch(storage, prefix, { consistencyWaitMs: opts.consistencyWaitMs });
+    this.registry.add(this);
   }
 
   /** Waits until the cache holds the store's state (the first time, and after a restart). */
@@ -62,68 +74,77 @@ export class Cacher {
     return this.ready;
   }
 
+  /**
+   * Lists the prefix at the revision the registry watch has dispatched up to, buffering this
+   * type's events that arrive meanwhile: every later change then comes from the stream, so
+   * a type can join a running registry watch at any time (as custom resources will).
+   */
   private async init(): Promise<void> {
     const gen = ++this.generation;
+    this.live = false;
+    await this.registry.whenStarted();
+    if (gen !== this.generation) return;
+    const at = this.registry.revision;
+    const pending: StorageWatchEvent[] = [];
+    this.pending = pending;
     // The initial list is read in pages at one revision, so no single response grows with the data.
     const items: CachedObject[] = [];
-    let revision = 0;
     let startKey: string | undefined;
-    for (;;) {
-      const res = await this.storage.range(this.prefix, { prefix: true, revision: revision || undefined, limit: initialListPageSize, startKey });
-      revision = res.revision;
-      for (const kv of res.items) items.push(new CachedObject(kv.key, kv.modRevision, decodeKeyValue(kv)));
-      if (!res.more || res.items.length === 0) break;
-      startKey = res.items[res.items.length - 1].key + '\u0000';
+    try {
+      for (;;) {
+        const res = await this.storage.range(this.prefix, { prefix: true, revision: at, limit: initialListPageSize, startKey });
+        for (const kv of res.items) items.push(new CachedObject(kv.key, kv.modRevision, decodeKeyValue(kv)));
+        if (!res.more || res.items.length === 0) break;
+        startKey = res.items[res.items.length - 1].key + '\u0000';
+      }
+    } finally {
+      if (this.pending === pending) this.pending = undefined;
     }
     if (gen !== this.generation) return;
-    this.cache.reset(items, revision);
-    this.handle = await this.storage.watch(this.prefix, revision + 1, {
-      events: (evs) => gen === this.generation && this.onEvents(evs),
-      progress: (rev) => gen === this.generation && this.onProgress(rev),
-      error: (err) => gen === this.generation && this.onError(err),
-    }, { prevKv: true, progressNotify: true });
+    this.cache.reset(items, at);
+    this.live = true;
+    const now = Date.now();
+    for (const ev of pending) this.apply(ev, now);
+    this.progress(this.registry.revision);
     if (!this.bookmarkTimer) {
       this.bookmarkTimer = setInterval(() => this.sendBookmarks(), Math.min(1000, this.opts.bookmarkIntervalMs));
       this.bookmarkTimer.unref();
     }
   }
 
-  private onEvents(evs: StorageWatchEvent[]): void {
-    const now = Date.now();
-    for (const sev of evs) {
-      const prev = this.cache.tree.get(sev.key) ?? (sev.prevValue ? new CachedObject(sev.key, sev.prevModRevision ?? 0, decodeFromStorage(sev.prevValue, sev.prevModRevision ?? 0)) : undefined);
-      let ev: CacheEvent;
-      if (sev.type === 'DELETE') {
-        if (!prev) continue;
-        ev = new CacheEvent('DELETED', sev.revision, sev.key, prev.atRevision(sev.revision), prev, now);
-      } else {
-        const obj = new CachedObject(sev.key, sev.revision, decodeFromStorage(sev.value, sev.revision));
-        ev = new CacheEvent(prev ? 'MODIFIED' : 'ADDED', sev.revision, sev.key, obj, prev, now);
-      }
-      this.cache.apply(ev);
-      for (const w of this.watchers) {
-        w.process(ev);
-        if (w.closed) this.watchers.delete(w);
-      }
-    }
-    this.wakeWaiters();
+  receive(ev: StorageWatchEvent, now: number): void {
+    if (this.pending) this.pending.push(ev);
+    else if (this.live) this.apply(ev, now);
   }
 
-  private onProgress(revision: number): void {
+  private apply(sev: StorageWatchEvent, now: number): void {
+    const prev = this.cache.tree.get(sev.key) ?? (sev.prevValue ? new CachedObject(sev.key, sev.prevModRevision ?? 0, decodeFromStorage(sev.prevValue, sev.prevModRevision ?? 0)) : undefined);
+    let ev: CacheEvent;
+    if (sev.type === 'DELETE') {
+      if (!prev) return;
+      ev = new CacheEvent('DELETED', sev.revision, sev.key, prev.atRevision(sev.revision), prev, now);
+    } else {
+      const obj = new CachedObject(sev.key, sev.revision, decodeFromStorage(sev.value, sev.revision));
+      ev = new CacheEvent(prev ? 'MODIFIED' : 'ADDED', sev.revision, sev.key, obj, prev, now);
+    }
+    this.cache.apply(ev);
+    for (const w of this.watchers) {
+      w.process(ev);
+      if (w.closed) this.watchers.delete(w);
+    }
+  }
+
+  progress(revision: number): void {
+    if (!this.live) return;
     this.cache.progress(revision);
     this.wakeWaiters();
   }
 
-  /** A broken storage watch (compaction, lost connection): drop every watcher and start over. */
-  private onError(err: Error): void {
-    if (!isStorageError(err, 'Compacted') && !isStorageError(err, 'Unavailable')) console.error(`cacher ${this.prefix}: watch failed:`, err);
-    this.restart();
-  }
-
-  private restart(): void {
+  /** The registry watch broke (compaction, lost connection): drop every watcher and list again. */
+  restart(): void {
     this.generation++;
-    this.handle?.close();
-    this.handle = undefined;
+    this.live = false;
+    this.pending = undefined;
     for (const w of this.watchers) w.close();
     this.watchers.clear();
     if (this.stopped) return;
@@ -155,7 +176,7 @@ export class Cacher {
   async waitUntilFresh(revision: number): Promise<void> {
     await this.whenReady();
     if (this.cache.resourceVersion >= revision) return;
-    this.handle?.requestProgress();
+    this.registry.requestProgress();
     const fresh = await new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
@@ -168,15 +189,14 @@ export class Cacher {
   }
 
   /**
-   * For a consistent ("Most Recent") read: the store's current revision, once the cache has
-   * caught up with it. Null when the store cannot report progress on demand (etcd before
-   * 3.4.31/3.5.13): such reads must go to the store, as kube-apiserver does.
+   * For a consistent ("Most Recent") read: a revision at least as new as every write
+   * acknowledged before the call, once this cache has applied it (RegistryWatch); null when
+   * the cache did not get there in time: such reads go to the store.
    */
   async consistentRevision(): Promise<number | null> {
-    if (this.storage.supportsProgressRequests === false) return null;
-    const rev = await this.storage.currentRevision();
-    await this.waitUntilFresh(rev);
-    return rev;
+    await this.whenReady();
+    const rev = await this.registry.consistentRevision();
+    return rev !== null && this.live ? rev : null;
   }
 
   /** The current state and the revision it is at, as a snapshot no later event changes. */
@@ -236,7 +256,8 @@ export class Cacher {
     this.stopped = true;
     this.generation++;
     if (this.bookmarkTimer) clearInterval(this.bookmarkTimer);
-    this.handle?.close();
+    // A registry watch of its own ends with it; a shared one ends with the server.
+    if (this.registry.prefix === this.prefix) this.registry.stop();
     for (const w of this.watchers) w.close();
     this.watchers.clear();
   }

@@ -8,7 +8,7 @@ import { representObject } from './read.js';
 import type { RequestScope } from './scope.js';
 
 export async function deleteResource(s: RequestScope): Promise<void> {
-  const opts = parseDeleteOptions(s.query, s.req.body, s.req.headers['content-type']);
+  const opts = parseDeleteOptions(s.query, s.body, s.req.headers['content-type']);
   const { object, removed } = await s.store.delete(s.info.namespace, s.info.name, opts);
   // An object kept for finalizers is answered as it now is; a removed one as a Success
   // Status, except for kinds kube answers with the object (namespaces).
@@ -24,7 +24,7 @@ export async function deleteResource(s: RequestScope): Promise<void> {
 }
 
 export async function deleteCollection(s: RequestScope): Promise<void> {
-  const opts = parseDeleteOptions(s.query, s.req.body, s.req.headers['content-type']);
+  const opts = parseDeleteOptions(s.query, s.body, s.req.headers['content-type']);
   const listOpts = parseListOptions(s.query, false);
   const deleted = await s.store.deleteCollection(s.info.namespace, listOpts, opts);
   for (const item of deleted) {

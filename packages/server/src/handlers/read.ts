@@ -6,8 +6,12 @@ import { writeBytes, writeObject } from '../respond.js';
 import type { RequestScope } from './scope.js';
 
 export async function getResource(s: RequestScope): Promise<void> {
-  const obj = await s.store.get(s.info.namespace, s.info.name, s.query.get('resourceVersion') ?? '');
-  writeObject(s.res, 200, representObject(s, obj), s.negotiated);
+  const cached = await s.store.get(s.info.namespace, s.info.name, s.query.get('resourceVersion') ?? '');
+  // The hot path: the cache's bytes of the object, encoded once and shared.
+  if (s.negotiated.as === 'object' && s.negotiated.mediaType === 'application/json' && !s.negotiated.pretty) {
+    return writeBytes(s.res, 200, cached.objectBytes(), 'application/json', s.gzip);
+  }
+  writeObject(s.res, 200, representObject(s, cached.object), s.negotiated, s.gzip);
 }
 
 export function representObject(s: RequestScope, obj: KubeObject): unknown {
@@ -30,9 +34,9 @@ export async function listResource(s: RequestScope): Promise<void> {
   const objects = () => result.items.map((i) => i.object);
   switch (s.negotiated.as) {
     case 'Table':
-      return writeObject(s.res, 200, toTable(s.def, objects(), listMeta, parseIncludeObject(s.query.get('includeObject'))), s.negotiated);
+      return writeObject(s.res, 200, toTable(s.def, objects(), listMeta, parseIncludeObject(s.query.get('includeObject'))), s.negotiated, s.gzip);
     case 'PartialObjectMetadata':
-      return writeObject(s.res, 200, partialObjectMetadataList(objects(), listMeta), s.negotiated);
+      return writeObject(s.res, 200, partialObjectMetadataList(objects(), listMeta), s.negotiated, s.gzip);
   }
   if (s.negotiated.mediaType === 'application/json' && !s.negotiated.pretty) {
     // The hot path: each item's bytes were encoded once and are shared with every other list and watch.
@@ -40,15 +44,15 @@ export async function listResource(s: RequestScope): Promise<void> {
     const parts: Buffer[] = [Buffer.from(head)];
     result.items.forEach((item, i) => {
       if (i > 0) parts.push(comma);
-      parts.push(item.itemBytes());
+      item.pushItem(parts);
     });
     parts.push(tail);
-    writeBytes(s.res, 200, Buffer.concat(parts), 'application/json');
+    writeBytes(s.res, 200, Buffer.concat(parts), 'application/json', s.gzip);
     return;
   }
   // Items of a typed list carry no kind/apiVersion of their own, as in kube's responses.
   const items = objects().map(({ kind: _k, apiVersion: _a, ...rest }) => rest);
-  writeObject(s.res, 200, { kind: s.def.listKind, apiVersion: groupVersion(s.def), metadata: listMeta, items }, s.negotiated);
+  writeObject(s.res, 200, { kind: s.def.listKind, apiVersion: groupVersion(s.def), metadata: listMeta, items }, s.negotiated, s.gzip);
 }
 
 const comma = Buffer.from(',');

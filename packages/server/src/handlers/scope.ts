@@ -1,16 +1,20 @@
 /** Everything a verb handler needs about one request. */
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestInfo } from '../requestinfo.js';
 import type { ResourceDefinition } from '../registry/types.js';
 import type { Store } from '../registry/store.js';
 import type { Negotiated } from '../negotiation.js';
 
 export interface RequestScope {
-  req: Request;
-  res: Response;
+  req: IncomingMessage;
+  res: ServerResponse;
   info: RequestInfo;
   query: URLSearchParams;
   def: ResourceDefinition;
   store: Store;
   negotiated: Negotiated;
+  /** The request body, read only for the verbs that have one (empty otherwise). */
+  body: Buffer;
+  /** Large responses are gzipped: the server compresses and the client accepts it. */
+  gzip: boolean;
 }

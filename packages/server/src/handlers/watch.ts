@@ -63,7 +63,7 @@ export async function watchResource(s: RequestScope): Promise<void> {
     close: finish,
   };
 
-  res.status(200);
+  res.statusCode = 200;
   res.setHeader('Content-Type', 'application/json');
   res.setHeader('Cache-Control', 'no-cache, private');
   res.setHeader('Transfer-Encoding', 'chunked');

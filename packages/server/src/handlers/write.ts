@@ -11,14 +11,14 @@ import type { RequestScope } from './scope.js';
 
 export async function createResource(s: RequestScope): Promise<void> {
   const opts = parseModifyOptions(s.query, 'CreateOptions');
-  const obj = decodeObjectBody(s.req.body, s.req.headers['content-type'], s.def);
+  const obj = decodeObjectBody(s.body, s.req.headers['content-type'], s.def);
   const created = await s.store.create(s.info.namespace, obj, opts);
   writeObject(s.res, 201, representObject(s, created), s.negotiated);
 }
 
 export async function updateResource(s: RequestScope): Promise<void> {
   const opts = parseModifyOptions(s.query, 'UpdateOptions');
-  const obj = decodeObjectBody(s.req.body, s.req.headers['content-type'], s.def);
+  const obj = decodeObjectBody(s.body, s.req.headers['content-type'], s.def);
   const updated = await s.store.update(s.info.namespace, s.info.name, obj, opts);
   writeObject(s.res, 200, representObject(s, updated), s.negotiated);
 }
@@ -26,7 +26,7 @@ export async function updateResource(s: RequestScope): Promise<void> {
 export async function patchResource(s: RequestScope): Promise<void> {
   const patchType = requireBodyType(s.req.headers['content-type'], patchBodyTypes);
   const opts = parseModifyOptions(s.query, 'PatchOptions');
-  const body = Buffer.isBuffer(s.req.body) ? s.req.body : Buffer.alloc(0);
+  const body = s.body;
   const meta = patchMetaFor({ group: s.def.group, version: s.def.version, kind: s.def.kind });
   const apply = (current: KubeObject): KubeObject => {
     switch (patchType) {

@@ -71,22 +71,29 @@ export class Store {
   }
 
   /**
-   * get: unset resourceVersion reads the store (Most Recent); "0" reads the cache (Any);
-   * another value waits until the cache has reached it (Not older than).
+   * get: unset resourceVersion is a consistent read (served from the cache once it has
+   * caught up with the store's current revision, else from the store); "0" reads the cache
+   * (Any); another value waits until the cache has reached it (Not older than).
    */
-  async get(namespace: string, name: string, resourceVersion = ''): Promise<KubeObject> {
+  async get(namespace: string, name: string, resourceVersion = ''): Promise<CachedObject> {
     const key = this.objectKey(namespace, name);
-    if (resourceVersion === '' || !this.cacher) {
-      if (resourceVersion !== '' && resourceVersion !== '0') await waitForRevision(this.storage, parseResourceVersion(resourceVersion));
-      const kv = await this.storage.get(key);
-      if (!kv) throw newNotFound(this.gr, name);
-      return decodeKeyValue(kv);
+    const c = this.cacher;
+    if (c) {
+      let fromCache = true;
+      if (resourceVersion === '') fromCache = (await c.consistentRevision()) !== null;
+      else if (resourceVersion === '0') await c.whenReady();
+      else await c.waitUntilFresh(parseResourceVersion(resourceVersion));
+      if (fromCache) {
+        const cached = c.cache.tree.get(key);
+        if (!cached) throw newNotFound(this.gr, name);
+        return cached;
+      }
+    } else if (resourceVersion !== '' && resourceVersion !== '0') {
+      await waitForRevision(this.storage, parseResourceVersion(resourceVersion));
     }
-    if (resourceVersion === '0') await this.cacher.whenReady();
-    else await this.cacher.waitUntilFresh(parseResourceVersion(resourceVersion));
-    const cached = this.cacher.cache.tree.get(key);
-    if (!cached) throw newNotFound(this.gr, name);
-    return cached.object;
+    const kv = await this.storage.get(key);
+    if (!kv) throw newNotFound(this.gr, name);
+    return new CachedObject(kv.key, kv.modRevision, decodeKeyValue(kv));
   }
 
   matcher(opts: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>): ObjectMatcher {
