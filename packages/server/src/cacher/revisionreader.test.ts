@@ -1,0 +1,45 @@
+import { RevisionReader } from './revisionreader.js';
+
+/** A store whose revision reads the test answers by hand, to see which reads share which answer. */
+function manualStore() {
+  const pending: { resolve: (rev: number) => void; reject: (err: Error) => void }[] = [];
+  return {
+    pending,
+    currentRevision: () => new Promise<number>((resolve, reject) => pending.push({ resolve, reject })),
+  };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+test('callers arriving during a read share the next one, which starts only after it; one read in flight at a time', async () => {
+  const store = manualStore();
+  const reader = new RevisionReader(store);
+  const first = reader.read();
+  const late = [reader.read(), reader.read(), reader.read()];
+  expect(store.pending).toHaveLength(1);
+  store.pending[0].resolve(5);
+  expect(await first).toBe(5);
+  await tick();
+  // The three that arrived while the first read was out get a read that started after them.
+  expect(store.pending).toHaveLength(2);
+  const later = reader.read();
+  store.pending[1].resolve(7);
+  expect(await Promise.all(late)).toEqual([7, 7, 7]);
+  await tick();
+  expect(store.pending).toHaveLength(3);
+  store.pending[2].resolve(9);
+  expect(await later).toBe(9);
+  expect(reader.reads).toBe(3);
+});
+
+test('a failed read fails only the callers that shared it', async () => {
+  const store = manualStore();
+  const reader = new RevisionReader(store);
+  const failing = reader.read();
+  const next = reader.read();
+  store.pending[0].reject(new Error('etcd unavailable'));
+  await expect(failing).rejects.toThrow('etcd unavailable');
+  await tick();
+  store.pending[1].resolve(3);
+  expect(await next).toBe(3);
+});
