@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 
 export interface HttpResult {
@@ -35,20 +36,35 @@ export interface WatchStream {
   readonly ended: boolean;
 }
 
+export interface KubeHttpOptions {
+  /**
+   * Send every request, watches included, over one keep-alive connection: behind a port
+   * that several worker processes share, all of them then reach the same worker.
+   * `sockets` shows whether that held (the server may close an idle connection).
+   */
+  oneConnection?: boolean;
+}
+
 export class KubeHttp {
   private agent: https.Agent;
+  /** With `oneConnection`: every connection a request of this client went over. */
+  readonly sockets = new Set<Socket>();
 
-  constructor(readonly url: string, private ca: Buffer | string, private token: string) {
-    this.agent = new https.Agent({ keepAlive: true, maxSockets: 8, ca, servername: 'localhost' });
+  constructor(readonly url: string, private ca: Buffer | string, private token: string, private opts: KubeHttpOptions = {}) {
+    this.agent = new https.Agent({ keepAlive: true, maxSockets: opts.oneConnection ? 1 : 8, ca, servername: 'localhost' });
   }
 
   /** A client for a server whose data dir holds the CA (`<dataDir>/pki/ca.crt`). */
-  static forDataDir(url: string, caDataDir: string, token: string): KubeHttp {
-    return new KubeHttp(url, readFileSync(join(caDataDir, 'pki', 'ca.crt')), token);
+  static forDataDir(url: string, caDataDir: string, token: string, opts: KubeHttpOptions = {}): KubeHttp {
+    return new KubeHttp(url, readFileSync(join(caDataDir, 'pki', 'ca.crt')), token, opts);
   }
 
   destroy(): void {
     this.agent.destroy();
+  }
+
+  private track(req: import('node:http').ClientRequest): void {
+    if (this.opts.oneConnection) req.on('socket', (socket) => this.sockets.add(socket));
   }
 
   request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<HttpResult> {
@@ -71,6 +87,7 @@ export class KubeHttp {
           resolve({ status: res.statusCode ?? 0, body: parsed, text });
         });
       });
+      this.track(req);
       req.on('error', reject);
       if (payload !== undefined) req.write(payload);
       req.end();
@@ -78,7 +95,8 @@ export class KubeHttp {
   }
 
   /**
-   * GET `path` with watch=1 on its own connection (no agent: a watch holds its socket).
+   * GET `path` with watch=1 on its own connection (no agent: a watch holds its socket),
+   * or, with `oneConnection`, on the client's connection, which it then holds.
    * `onEvent` gets each complete JSON line, in order; `onEnd` is called once.
    */
   watch(path: string, onEvent: (ev: WatchEventLine) => void, onEnd: (why: WatchEnd) => void): WatchStream {
@@ -93,7 +111,7 @@ export class KubeHttp {
     };
     const sep = path.includes('?') ? '&' : '?';
     const req = https.get(`${this.url}${path}${sep}watch=1`, {
-      ca: this.ca, servername: 'localhost', agent: false,
+      ca: this.ca, servername: 'localhost', agent: this.opts.oneConnection ? this.agent : false,
       headers: { authorization: `Bearer ${this.token}`, accept: 'application/json' },
     }, (r) => {
       res = r;
@@ -137,6 +155,7 @@ export class KubeHttp {
       r.on('error', (error) => finish({ kind: 'error', error }));
       r.on('close', () => finish({ kind: 'error', error: new Error('connection closed') }));
     });
+    this.track(req);
     req.on('error', (error) => finish({ kind: 'error', error }));
     return {
       pause() {

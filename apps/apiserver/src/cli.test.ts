@@ -10,7 +10,7 @@ const run = (args: string[]) => spawnSync(process.execPath, [bin, ...args], { en
 test('--help lists the flags with kube-apiserver names and exits 0', () => {
   const r = run(['--help']);
   expect(r.status).toBe(0);
-  for (const flag of ['--data-dir', '--bind-address', '--secure-port', '--storage', '--etcd-servers', '--etcd-prefix', '--feature-gates', '--tls-cert-file', '--token-auth-file']) {
+  for (const flag of ['--data-dir', '--bind-address', '--secure-port', '--storage', '--etcd-servers', '--etcd-prefix', '--feature-gates', '--tls-cert-file', '--token-auth-file', '--workers']) {
     expect(r.stdout).toContain(flag);
   }
 });
@@ -30,6 +30,30 @@ test('unreachable etcd: a clear error and a non-zero exit', () => {
     const r = run(['start', '--data-dir', dir, '--secure-port', '0', '--storage', 'etcd', '--etcd-servers', 'http://127.0.0.1:1']);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('cannot reach etcd');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('--workers 2 with embedded storage is refused with exit code 2, saying why', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'windlass-cli-'));
+  try {
+    const r = run(['start', '--data-dir', dir, '--secure-port', '0', '--workers', '2']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('Error: --workers 2 needs --storage=etcd: with --storage=embedded one process owns the SQLite file');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('unreachable etcd with --workers 2: the primary exits with the workers\' code and leaves none behind', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'windlass-cli-'));
+  try {
+    const r = run(['start', '--data-dir', dir, '--secure-port', '0', '--storage', 'etcd', '--etcd-servers', 'http://127.0.0.1:1', '--workers', '2']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('cannot reach etcd');
+    expect(r.stderr).toMatch(/worker \d+ \(pid \d+\) exited with code 1 before the server was up/);
+    // spawnSync returns once the pipes close: every worker holding them has exited too.
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,4 +1,5 @@
-import { FEATURE_GATES, FlagError, defaultServerOptions, parseFlags, usage, type ServerOptions } from './flags.js';
+import { availableParallelism } from 'node:os';
+import { FEATURE_GATES, FlagError, defaultServerOptions, defaultWorkers, maxWorkers, parseFlags, usage, type ServerOptions } from './flags.js';
 
 function start(...args: string[]): ServerOptions {
   const parsed = parseFlags(['start', ...args]);
@@ -72,6 +73,7 @@ describe('defaults', () => {
       etcdCompactionIntervalMs: 5 * 60 * 1000,
       watchCacheHistoryWindowMs: 5 * 60 * 1000,
       watchCacheSnapshotWindowMs: 75 * 1000,
+      workers: 1,
     });
     expect(parseFlags([]).options).toEqual(defaultServerOptions());
   });
@@ -188,6 +190,42 @@ describe('storage flags', () => {
   });
 });
 
+describe('--workers', () => {
+  const etcd = ['--storage=etcd', '--etcd-servers=http://a:2379'];
+
+  it('defaults to one per core with etcd and to one with embedded storage', () => {
+    expect(start(...etcd).workers).toBe(availableParallelism());
+    expect(defaultWorkers('etcd')).toBe(availableParallelism());
+    expect(start().workers).toBe(1);
+    expect(defaultWorkers('embedded')).toBe(1);
+  });
+
+  it('takes a count, with etcd', () => {
+    expect(start(...etcd, '--workers=2').workers).toBe(2);
+    expect(start(...etcd, '--workers', '1').workers).toBe(1);
+    expect(start(...etcd, `--workers=${maxWorkers}`).workers).toBe(maxWorkers);
+  });
+
+  it('takes 1 with embedded storage', () => {
+    expect(start('--workers=1').workers).toBe(1);
+    expect(start('--storage=embedded', '--workers', '1').workers).toBe(1);
+  });
+
+  it('refuses more than 1 with embedded storage, saying why', () => {
+    const msg = flagError(['start', '--workers=2']);
+    expect(msg).toBe(
+      '--workers 2 needs --storage=etcd: with --storage=embedded one process owns the SQLite file and its watch, so only --workers 1 is allowed (use --storage etcd for several workers)',
+    );
+    expect(flagError(['start', '--storage=embedded', '--embedded-path=:memory:', '--workers', '4'])).toMatch(/^--workers 4 needs --storage=etcd: /);
+  });
+
+  it.each(['0', '-1', 'abc', '1.5', '', String(maxWorkers + 1), ' 2'])('rejects %j', (value) => {
+    expect(flagError(['start', ...etcd, `--workers=${value}`])).toBe(
+      `invalid argument ${JSON.stringify(value)} for "--workers" flag: must be an integer between 1 and ${maxWorkers}`,
+    );
+  });
+});
+
 describe('--feature-gates', () => {
   it('sets gates in kube syntax, keeping defaults for the rest', () => {
     expect(start('--feature-gates=APIResponseCompression=false,CBORServingAndStorage=true').featureGates).toEqual({
@@ -270,6 +308,7 @@ describe('usage()', () => {
     ['--tls-private-key-file string', null],
     ['--token-auth-file string', null],
     ['--version', null],
+    ['--workers int', null],
   ])('lists %s with its default', (flag, dflt) => {
     const line = text.split('\n').find((l) => l.trimStart().startsWith(flag.startsWith('-h') ? flag : `${flag} `) || l.trim() === flag);
     expect(line).toBeDefined();
@@ -281,6 +320,10 @@ describe('usage()', () => {
     for (const [name, spec] of Object.entries(FEATURE_GATES)) {
       expect(text).toContain(`${name}=true|false (${spec.stage} - default=${spec.default})`);
     }
+  });
+
+  it('documents the default of --workers and why embedded storage has one', () => {
+    expect(text).toMatch(/--workers int .*one per core with --storage=etcd.*one process owns the SQLite file/);
   });
 
   it('documents that the bind address differs from kube-apiserver', () => {
@@ -298,7 +341,7 @@ describe('usage()', () => {
 
   it('aligns descriptions in one column', () => {
     const flagLines = section('start');
-    expect(flagLines).toHaveLength(16);
+    expect(flagLines).toHaveLength(17);
     expect(new Set(flagLines.map(column)).size).toBe(1);
   });
 

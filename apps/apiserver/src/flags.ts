@@ -4,6 +4,7 @@
  * invocations and scripts carry over; Windlass-only flags use the same style.
  */
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 
 export type Command = 'start' | 'compact' | 'help' | 'version';
 export type StorageKind = 'embedded' | 'etcd';
@@ -44,6 +45,11 @@ export interface ServerOptions {
   watchCacheHistoryWindowMs: number;
   /** How long snapshots for Exact and continuation lists are kept, in ms. */
   watchCacheSnapshotWindowMs: number;
+  /**
+   * Processes serving --secure-port, each a full replica. 1 serves from this process;
+   * unset on the command line, one per core with etcd and 1 with embedded storage.
+   */
+  workers: number;
 }
 
 /** The flags of `windlass compact`. */
@@ -90,8 +96,19 @@ export function defaultServerOptions(): ServerOptions {
     etcdCompactionIntervalMs: 5 * 60 * 1000,
     watchCacheHistoryWindowMs: 5 * 60 * 1000,
     watchCacheSnapshotWindowMs: 75 * 1000,
+    // For the default storage, embedded; validate() picks one per core for etcd.
+    workers: 1,
   };
 }
+
+/** --workers when the command line does not give it. */
+export function defaultWorkers(storage: StorageKind): number {
+  // The SQLite file has one owner, so embedded storage serves from one process.
+  return storage === 'etcd' ? availableParallelism() : 1;
+}
+
+/** Beyond this a typo is likelier than a machine; each worker holds a full watch cache. */
+export const maxWorkers = 256;
 
 interface FlagSpec {
   name: string;
@@ -371,6 +388,17 @@ const FLAGS: FlagSpec[] = [
       s.version = parseBool(v);
     },
   },
+  {
+    name: 'workers',
+    type: 'int',
+    usage:
+      'Number of worker processes serving --secure-port together, each a full replica with its own storage connection and watch cache; 1 serves from a single process. Defaults to one per core with --storage=etcd and to 1 with --storage=embedded, which allows no more: one process owns the SQLite file.',
+    set(s, v) {
+      const n = /^\d+$/.test(v) ? Number(v) : NaN;
+      if (!(n >= 1 && n <= maxWorkers)) throw `must be an integer between 1 and ${maxWorkers}`;
+      s.options.workers = n;
+    },
+  },
 ];
 
 const HELP_FLAG = FLAGS.find((f) => f.name === 'help')!;
@@ -478,6 +506,12 @@ function validate(state: ParseState): void {
   if (o.storage !== 'embedded' && state.seen.has('embedded-path')) throw new FlagError('--embedded-path is only used with --storage=embedded');
   if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
     throw new FlagError('--tls-cert-file and --tls-private-key-file must be specified together');
+  }
+  if (!state.seen.has('workers')) o.workers = defaultWorkers(o.storage);
+  else if (o.storage === 'embedded' && o.workers > 1) {
+    throw new FlagError(
+      `--workers ${o.workers} needs --storage=etcd: with --storage=embedded one process owns the SQLite file and its watch, so only --workers 1 is allowed (use --storage etcd for several workers)`,
+    );
   }
 }
 

@@ -1,0 +1,116 @@
+/**
+ * The pieces of `windlass start` shared by the single-process server and the workers of
+ * `--workers N`: the one-time setup (credentials, kubeconfig, the lines scripts parse)
+ * and one replica (a storage connection and an APIServer with its own watch cache).
+ */
+import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import {
+  TokenAuthenticator, adminTokenEntry, ensureAdminToken, ensureServingCredentials, loadServingCredentialsFromFiles,
+  loadTokenAuthFile, writeKubeconfig, type TokenEntry,
+} from '@windlass/auth';
+import { APIServer, serverVersion } from '@windlass/server';
+import { createStorage, type Storage } from '@windlass/storage';
+import type { ServerOptions } from './flags.js';
+
+/** What every replica serves with; plain data, so the primary can hand it to its workers. */
+export interface Credentials {
+  /** ca: unset when --tls-cert-file carries no CA after the serving certificate. */
+  tls: { cert: string; key: string; ca?: string };
+  tokens: TokenEntry[];
+  /** The token written into the kubeconfig. */
+  kubeconfigToken: string;
+}
+
+const unspecified = new Set(['0.0.0.0', '::', '']);
+
+/** Makes --data-dir absolute (workers and kubeconfig paths must not depend on a later cwd) and creates it. */
+export async function ensureDataDir(o: ServerOptions): Promise<void> {
+  o.dataDir = isAbsolute(o.dataDir) ? o.dataDir : resolve(o.dataDir);
+  await mkdir(o.dataDir, { recursive: true, mode: 0o700 });
+}
+
+/** Opens the storage, or exits 1 with the reason: nothing can be served without it. */
+export async function openStorageOrExit(o: ServerOptions): Promise<Storage> {
+  try {
+    if (o.storage === 'etcd') return await createStorage({ backend: 'etcd', endpoints: o.etcdServers });
+    return await createStorage({ backend: 'embedded', path: embeddedPath(o) });
+  } catch (err) {
+    console.error(`windlass: cannot open ${o.storage} storage: ${(err as Error).message}`);
+    process.exit(1);
+  }
+}
+
+function embeddedPath(o: ServerOptions): string {
+  return o.embeddedPath ?? join(o.dataDir, 'windlass.db');
+}
+
+async function servingCredentials(o: ServerOptions): Promise<Credentials['tls']> {
+  if (o.tlsCertFile && o.tlsPrivateKeyFile) {
+    const c = await loadServingCredentialsFromFiles(o.tlsCertFile, o.tlsPrivateKeyFile);
+    return { cert: c.certPem, key: c.keyPem, ca: c.caCertPem };
+  }
+  const hosts = ['localhost', '127.0.0.1', '::1', hostname()];
+  if (!unspecified.has(o.bindAddress)) hosts.push(o.bindAddress);
+  const c = await ensureServingCredentials(o.dataDir, { hosts });
+  return { cert: c.certPem, key: c.keyPem, ca: c.caCertPem };
+}
+
+/** Tokens from --token-auth-file replace the generated admin token (replicas then share them). */
+async function tokens(o: ServerOptions): Promise<Pick<Credentials, 'tokens' | 'kubeconfigToken'>> {
+  if (o.tokenAuthFile) {
+    const entries = await loadTokenAuthFile(o.tokenAuthFile, { onWarning: (m) => console.error(`warning: ${m}`) });
+    if (entries.length === 0) throw new Error(`--token-auth-file ${o.tokenAuthFile} holds no tokens`);
+    const admin = entries.find((e) => e.user.groups.includes('system:masters')) ?? entries[0]!;
+    return { tokens: entries, kubeconfigToken: admin.token };
+  }
+  const token = await ensureAdminToken(o.dataDir);
+  return { tokens: [adminTokenEntry(token)], kubeconfigToken: token };
+}
+
+/** Loads or generates the serving certificate and tokens (generation happens once, here). */
+export async function credentials(o: ServerOptions): Promise<Credentials> {
+  const [tls, auth] = await Promise.all([servingCredentials(o), tokens(o)]);
+  return { tls, ...auth };
+}
+
+export function newAPIServer(o: ServerOptions, storage: Storage, creds: { tls: { cert: string; key: string }; tokens: TokenEntry[] }): APIServer {
+  return new APIServer({
+    storage,
+    registryPrefix: o.etcdPrefix,
+    authenticator: new TokenAuthenticator(creds.tokens),
+    tls: { cert: creds.tls.cert, key: creds.tls.key },
+    compactionIntervalMs: o.etcdCompactionIntervalMs,
+    compression: o.featureGates.APIResponseCompression,
+    cacher: { historyWindowMs: o.watchCacheHistoryWindowMs, snapshotWindowMs: o.watchCacheSnapshotWindowMs },
+  });
+}
+
+/** Writes the kubeconfig and prints where the server is; tests and scripts parse "secure port: N". */
+export async function announce(o: ServerOptions, port: number, creds: Credentials): Promise<void> {
+  const host = unspecified.has(o.bindAddress) ? '127.0.0.1' : o.bindAddress;
+  const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const kubeconfig = join(o.dataDir, 'kubeconfig');
+  await writeKubeconfig(kubeconfig, { server: url, caCertPem: creds.tls.ca, token: creds.kubeconfigToken });
+  const where = o.storage === 'etcd' ? `etcd ${o.etcdServers.join(',')}` : `embedded ${embeddedPath(o)}`;
+  const workers = o.workers > 1 ? `, workers: ${o.workers}` : '';
+  console.log(`Windlass ${serverVersion.gitVersion} serving on ${url} (storage: ${where}${workers})`);
+  console.log(`secure port: ${port}`);
+  console.log(`Point kubectl at it:\n  kubectl --kubeconfig ${kubeconfig} get namespaces\n  export KUBECONFIG=${kubeconfig}`);
+}
+
+/** Closes server and storage, then exits 0, on the first SIGINT or SIGTERM. */
+export function exitOnSignals(replica: () => { server?: APIServer; storage?: Storage }): void {
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    const { server, storage } = replica();
+    await server?.close();
+    await storage?.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
