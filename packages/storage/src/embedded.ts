@@ -1,7 +1,9 @@
 import type Database from 'better-sqlite3';
 import { checkKey, checkModRevision, checkValue, checkWatchRevision, compactedError, futureRevision } from './errors.js';
 import { readRange, watchRange, withStartKey } from './keys.js';
-import { RevisionLog, type LogRow, type NewRow, type StateRow } from './embedded/log.js';
+import { GroupCommit, type Committed } from './embedded/group-commit.js';
+import { RevisionLog } from './embedded/log.js';
+import { toKeyValue, type WriteOp } from './embedded/rows.js';
 import { openDatabase } from './embedded/schema.js';
 import { WatchHub } from './embedded/watch-hub.js';
 import {
@@ -22,12 +24,12 @@ export interface EmbeddedStorageOptions {
   progressIntervalMs?: number;
 }
 
-const EMPTY = Buffer.alloc(0);
-
 /**
  * The single-process backend: an MVCC revision log in SQLite (see embedded/schema.ts).
- * better-sqlite3 is synchronous, so each operation runs to completion before any other
- * JS runs; the IMMEDIATE transactions still make every compare-and-swap atomic on disk.
+ * better-sqlite3 is synchronous, so each read runs to completion before any other JS
+ * runs. Writes are queued and committed in groups, one IMMEDIATE transaction and one
+ * fsync per turn of the event loop (embedded/group-commit.ts); reads and watches see a
+ * write only once its batch has committed.
  *
  * Like etcd, an empty store is at revision 1 and the first write gets revision 2.
  */
@@ -42,7 +44,7 @@ export class EmbeddedStorage implements Storage {
   private rev: number;
   private compacted: number;
   private closed = false;
-  private readonly writeTx: (key: string, build: (cur: LogRow | undefined, id: number) => NewRow) => { id: number; row: NewRow };
+  private readonly writer: GroupCommit;
   private readonly compactTx: (revision: number) => void;
 
   constructor(opts: EmbeddedStorageOptions | string) {
@@ -59,13 +61,15 @@ export class EmbeddedStorage implements Storage {
       },
       progressIntervalMs,
     );
-    const write = this.db.transaction((key: string, build: (cur: LogRow | undefined, id: number) => NewRow) => {
-      const id = this.rev + 1;
-      const row = build(this.log.latest(key, this.rev), id);
-      this.log.append(id, row);
-      return { id, row };
+    this.writer = new GroupCommit(this.db, this.log, {
+      revision: () => this.rev,
+      committed: (rows) => {
+        // Reads and new watches see the batch from here on, and every row is queued for
+        // the watchers before any writer is answered.
+        this.rev = rows[rows.length - 1].id;
+        for (const { id, row } of rows) this.hub.publish(id, row);
+      },
     });
-    this.writeTx = (key, build) => write.immediate(key, build);
     const compact = this.db.transaction((revision: number) => this.log.compact(revision));
     this.compactTx = (revision) => compact.immediate(revision);
   }
@@ -87,31 +91,20 @@ export class EmbeddedStorage implements Storage {
   }
 
   async create(key: string, value: Buffer): Promise<KeyValue> {
-    const v = copyValue(value);
-    const { id, row } = this.write(checkKey(key), (cur, id) => {
-      if (cur && !cur.deleted) throw new StorageError('KeyExists', `key ${key} already exists`, { key, current: toKeyValue(cur) });
-      return { name: key, created: 1, deleted: 0, create_revision: id, prev_revision: cur?.id ?? 0, value: v, old_value: null };
-    });
+    const { id, row } = await this.write({ kind: 'create', key: checkKey(key), value: copyValue(value) });
     return { key, value: row.value, createRevision: row.create_revision, modRevision: id };
   }
 
   async update(key: string, value: Buffer, expectedModRevision: number): Promise<KeyValue> {
-    const v = copyValue(value);
-    const { id, row } = this.write(checkKey(key), (cur) => {
-      const live = expectLive(key, cur, checkModRevision(expectedModRevision));
-      return { name: key, created: 0, deleted: 0, create_revision: live.create_revision, prev_revision: live.id, value: v, old_value: live.value };
-    });
+    const op = { kind: 'update', key: checkKey(key), value: copyValue(value), expected: checkModRevision(expectedModRevision) } as const;
+    const { id, row } = await this.write(op);
     return { key, value: row.value, createRevision: row.create_revision, modRevision: id };
   }
 
   async delete(key: string, expectedModRevision: number): Promise<{ deleted: KeyValue; revision: number }> {
-    let deleted: KeyValue | undefined;
-    const { id } = this.write(checkKey(key), (cur) => {
-      const live = expectLive(key, cur, checkModRevision(expectedModRevision));
-      deleted = toKeyValue(live);
-      return { name: key, created: 0, deleted: 1, create_revision: live.create_revision, prev_revision: live.id, value: EMPTY, old_value: live.value };
-    });
-    return { deleted: deleted!, revision: id };
+    const { id, row } = await this.write({ kind: 'delete', key: checkKey(key), expected: checkModRevision(expectedModRevision) });
+    // A delete's row keeps the key's last state: its value, create revision and predecessor.
+    return { deleted: { key, value: row.old_value!, createRevision: row.create_revision, modRevision: row.prev_revision }, revision: id };
   }
 
   async watch(prefix: string, fromRevision: number, listener: WatchListener, opts: WatchOptions = {}): Promise<WatchHandle> {
@@ -137,20 +130,23 @@ export class EmbeddedStorage implements Storage {
     return this.compacted;
   }
 
+  /**
+   * Writes already submitted are committed first (their promises settle as usual): a
+   * caller holding a promise for a write it was allowed to make gets its real outcome.
+   * Writes submitted after close() are refused with Unavailable.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.writer.drain();
     this.hub.closeAll();
     this.db.close();
   }
 
-  /** Commit one row, then (outside the transaction) advance the revision and tell the watchers. */
-  private write(key: string, build: (cur: LogRow | undefined, id: number) => NewRow): { id: number; row: NewRow } {
+  /** Queue a write for the next group commit (embedded/group-commit.ts). */
+  private write(op: WriteOp): Promise<Committed> {
     this.checkOpen();
-    const result = this.writeTx(key, build);
-    this.rev = result.id;
-    this.hub.publish(result.id, result.row);
-    return result;
+    return this.writer.submit(op);
   }
 
   private readRevision(revision: number | undefined): number {
@@ -163,18 +159,6 @@ export class EmbeddedStorage implements Storage {
   private checkOpen(): void {
     if (this.closed) throw new StorageError('Unavailable', 'embedded storage is closed');
   }
-}
-
-function toKeyValue(row: StateRow): KeyValue {
-  return { key: row.name, value: row.value, createRevision: row.create_revision, modRevision: row.id };
-}
-
-function expectLive(key: string, cur: LogRow | undefined, expectedModRevision: number): LogRow {
-  if (!cur || cur.deleted) throw new StorageError('NotFound', `key ${key} not found`, { key });
-  if (cur.id !== expectedModRevision) {
-    throw new StorageError('Conflict', `key ${key} was modified at revision ${cur.id}, expected ${expectedModRevision}`, { key, current: toKeyValue(cur) });
-  }
-  return cur;
 }
 
 /** Events share the stored buffer with every watcher, so it must not alias the caller's. */
