@@ -30,7 +30,7 @@ function capture() {
 async function configmap(name: string): Promise<number> {
   const store = server.storeFor('', 'v1', 'configmaps')!;
   const obj = await store.create('default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }, { dryRun: false });
-  return Number(obj.metadata.resourceVersion);
+  return obj.revision;
 }
 
 beforeAll(async () => {

@@ -5,6 +5,7 @@
  * is a view of the same bytes past that header: one serialization serves both.
  */
 import type { KubeObject } from '../registry/types.js';
+import { encodeKindFirst } from '../registry/codec.js';
 import { serializationStats } from './stats.js';
 
 const openBrace = Buffer.from('{');
@@ -22,12 +23,7 @@ export class CachedObject {
   /** Bytes of the whole object, shared by every GET, list and watch that sends it. */
   objectBytes(): Buffer {
     if (!this.bytes) {
-      const { kind, apiVersion, ...rest } = this.object;
-      const header = `{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)}`;
-      const body = JSON.stringify(rest);
-      // "{}" has no fields to follow the header; otherwise the body's own "{" becomes a ",".
-      this.bytes = Buffer.from(body.length > 2 ? `${header},${body.slice(1)}` : `${header}}`);
-      this.restStart = body.length > 2 ? Buffer.byteLength(header) + 1 : this.bytes.length - 1;
+      ({ bytes: this.bytes, restStart: this.restStart } = encodeKindFirst(this.object));
       serializationStats.objects++;
     }
     return this.bytes;

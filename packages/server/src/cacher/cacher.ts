@@ -35,6 +35,8 @@ export const defaultCacherOptions: CacherOptions = {
 };
 
 const initialListPageSize = 1000;
+/** Writes whose events are still on their way; far more than a replica has in flight. */
+const maxRecentWrites = 10_000;
 
 interface FreshWaiter {
   revision: number;
@@ -48,6 +50,8 @@ export class Cacher implements RegistryWatchTarget {
   private watchers = new Set<CacheWatcher>();
   private waiters: FreshWaiter[] = [];
   private ready?: Promise<void>;
+  /** Objects this replica wrote, by key, until their event arrives: decoded and encoded once for both. */
+  private recent = new Map<string, CachedObject>();
   /** Events that arrive while the initial list is read; applied once it is in. */
   private pending?: StorageWatchEvent[];
   /** The cache holds the store's state and follows the registry watch. */
@@ -117,14 +121,26 @@ export class Cacher implements RegistryWatchTarget {
     else if (this.live) this.apply(ev, now);
   }
 
+  /**
+   * The object a write of this replica stored at `cached.revision`: its event then reuses it
+   * instead of decoding the stored bytes. Bounded, since an event may never come (a restart).
+   */
+  wrote(cached: CachedObject): void {
+    if (!this.live) return;
+    if (this.recent.size >= maxRecentWrites) this.recent.clear();
+    this.recent.set(cached.key, cached);
+  }
+
   private apply(sev: StorageWatchEvent, now: number): void {
     const prev = this.cache.tree.get(sev.key) ?? (sev.prevValue ? new CachedObject(sev.key, sev.prevModRevision ?? 0, decodeFromStorage(sev.prevValue, sev.prevModRevision ?? 0)) : undefined);
     let ev: CacheEvent;
+    const recent = this.recent.get(sev.key);
+    if (recent && recent.revision <= sev.revision) this.recent.delete(sev.key);
     if (sev.type === 'DELETE') {
       if (!prev) return;
       ev = new CacheEvent('DELETED', sev.revision, sev.key, prev.atRevision(sev.revision), prev, now);
     } else {
-      const obj = new CachedObject(sev.key, sev.revision, decodeFromStorage(sev.value, sev.revision));
+      const obj = recent?.revision === sev.revision ? recent : new CachedObject(sev.key, sev.revision, decodeFromStorage(sev.value, sev.revision));
       ev = new CacheEvent(prev ? 'MODIFIED' : 'ADDED', sev.revision, sev.key, obj, prev, now);
     }
     this.cache.apply(ev);
@@ -145,6 +161,7 @@ export class Cacher implements RegistryWatchTarget {
     this.generation++;
     this.live = false;
     this.pending = undefined;
+    this.recent.clear();
     for (const w of this.watchers) w.close();
     this.watchers.clear();
     if (this.stopped) return;

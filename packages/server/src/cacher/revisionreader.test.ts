@@ -14,11 +14,14 @@ const tick = () => new Promise((r) => setImmediate(r));
 test('callers arriving during a read share the next one, which starts only after it; one read in flight at a time', async () => {
   const store = manualStore();
   const reader = new RevisionReader(store);
-  const first = reader.read();
+  // Callers of one turn of the event loop share the read that starts after it.
+  const first = [reader.read(), reader.read()];
+  await tick();
+  expect(store.pending).toHaveLength(1);
   const late = [reader.read(), reader.read(), reader.read()];
   expect(store.pending).toHaveLength(1);
   store.pending[0].resolve(5);
-  expect(await first).toBe(5);
+  expect(await Promise.all(first)).toEqual([5, 5]);
   await tick();
   // The three that arrived while the first read was out get a read that started after them.
   expect(store.pending).toHaveLength(2);
@@ -36,6 +39,7 @@ test('a failed read fails only the callers that shared it', async () => {
   const store = manualStore();
   const reader = new RevisionReader(store);
   const failing = reader.read();
+  await tick();
   const next = reader.read();
   store.pending[0].reject(new Error('etcd unavailable'));
   await expect(failing).rejects.toThrow('etcd unavailable');

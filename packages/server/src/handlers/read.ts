@@ -3,15 +3,19 @@ import { parseListOptions } from '../registry/listoptions.js';
 import { partialObjectMetadata, partialObjectMetadataList, parseIncludeObject, toTable } from '../table.js';
 import { groupVersion, type KubeObject } from '../registry/types.js';
 import { writeBytes, writeObject } from '../respond.js';
+import type { CachedObject } from '../cacher/cachedobject.js';
 import type { RequestScope } from './scope.js';
 
 export async function getResource(s: RequestScope): Promise<void> {
-  const cached = await s.store.get(s.info.namespace, s.info.name, s.query.get('resourceVersion') ?? '');
-  // The hot path: the cache's bytes of the object, encoded once and shared.
+  writeResult(s, 200, await s.store.get(s.info.namespace, s.info.name, s.query.get('resourceVersion') ?? ''));
+}
+
+/** One object in the negotiated representation; plain JSON is the cache's bytes, encoded once and shared. */
+export function writeResult(s: RequestScope, code: number, cached: CachedObject): void {
   if (s.negotiated.as === 'object' && s.negotiated.mediaType === 'application/json' && !s.negotiated.pretty) {
-    return writeBytes(s.res, 200, cached.objectBytes(), 'application/json', s.gzip);
+    return writeBytes(s.res, code, cached.objectBytes(), 'application/json', s.gzip);
   }
-  writeObject(s.res, 200, representObject(s, cached.object), s.negotiated, s.gzip);
+  writeObject(s.res, code, representObject(s, cached.object), s.negotiated, s.gzip);
 }
 
 export function representObject(s: RequestScope, obj: KubeObject): unknown {

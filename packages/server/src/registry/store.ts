@@ -198,7 +198,18 @@ export class Store {
     return result;
   }
 
-  async create(namespace: string, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+  /**
+   * A written object as the watch cache will hold it: the response and the cache's event
+   * share its one decoding and its one serialization.
+   */
+  private written(key: string, revision: number, obj: KubeObject): CachedObject {
+    obj.metadata.resourceVersion = String(revision);
+    const cached = new CachedObject(key, revision, obj);
+    this.cacher?.wrote(cached);
+    return cached;
+  }
+
+  async create(namespace: string, obj: KubeObject, opts: WriteOptions): Promise<CachedObject> {
     const s = this.def.strategy;
     s.normalize?.(obj);
     ensureNamespaceMatches(obj, namespace, this.def.namespaced);
@@ -216,11 +227,10 @@ export class Store {
       try {
         if (opts.dryRun) {
           if (await this.storage.get(key)) throw newAlreadyExists(this.gr, obj.metadata.name!);
-          return obj;
+          return new CachedObject(key, 0, obj);
         }
         const kv = await this.storage.create(key, encodeForStorage(obj));
-        obj.metadata.resourceVersion = String(kv.modRevision);
-        return obj;
+        return this.written(key, kv.modRevision, obj);
       } catch (err) {
         if (!isStorageError(err, 'KeyExists')) throw err;
         // A generated name that collides is retried with a fresh suffix (kube retries too).
@@ -237,7 +247,7 @@ export class Store {
    * Read-modify-write with compare-and-swap: `tryUpdate` maps the current object to the desired
    * one (throwing to abort); a storage conflict re-reads and retries (kube's GuaranteedUpdate).
    */
-  async guaranteedUpdate(namespace: string, name: string, tryUpdate: (current: KubeObject) => KubeObject | Promise<KubeObject>, opts: WriteOptions): Promise<KubeObject> {
+  async guaranteedUpdate(namespace: string, name: string, tryUpdate: (current: KubeObject) => KubeObject | Promise<KubeObject>, opts: WriteOptions): Promise<CachedObject> {
     const key = this.objectKey(namespace, name);
     let kv: KeyValue | null = await this.storage.get(key);
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
@@ -247,22 +257,21 @@ export class Store {
       const next = this.prepareUpdate(desired, current);
       const bytes = encodeForStorage(next);
       // A no-op write keeps the resourceVersion and produces no watch event.
-      if (bytes.equals(kv.value)) return current;
+      if (bytes.equals(kv.value)) return new CachedObject(key, kv.modRevision, current);
       if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0 && this.mayRemoveOnUpdate(next)) {
-        if (opts.dryRun) return next;
+        if (opts.dryRun) return new CachedObject(key, kv.modRevision, next);
         try {
           await this.storage.delete(key, kv.modRevision);
-          return next;
+          return new CachedObject(key, kv.modRevision, next);
         } catch (err) {
           kv = await this.reread(err, key);
           continue;
         }
       }
-      if (opts.dryRun) return next;
+      if (opts.dryRun) return new CachedObject(key, kv.modRevision, next);
       try {
         const written = await this.storage.update(key, bytes, kv.modRevision);
-        next.metadata.resourceVersion = String(written.modRevision);
-        return next;
+        return this.written(key, written.modRevision, next);
       } catch (err) {
         kv = await this.reread(err, key);
       }
@@ -299,7 +308,7 @@ export class Store {
   }
 
   /** PUT: replace the object; a resourceVersion in the body is a precondition. */
-  async update(namespace: string, name: string, body: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+  async update(namespace: string, name: string, body: KubeObject, opts: WriteOptions): Promise<CachedObject> {
     if ((body.metadata.name ?? '') !== name) throw newBadRequest(`the name of the object (${body.metadata.name ?? ''}) does not match the name on the URL (${name})`);
     ensureNamespaceMatches(body, namespace, this.def.namespaced);
     const precondition = body.metadata.resourceVersion;
@@ -311,7 +320,7 @@ export class Store {
   }
 
   /** PATCH: `apply` computes the patched object from the current one; a resourceVersion it sets is a precondition. */
-  async patch(namespace: string, name: string, apply: (current: KubeObject) => KubeObject, opts: WriteOptions): Promise<KubeObject> {
+  async patch(namespace: string, name: string, apply: (current: KubeObject) => KubeObject, opts: WriteOptions): Promise<CachedObject> {
     return this.guaranteedUpdate(namespace, name, (current) => {
       const patched = apply(current);
       if (!patched || typeof patched !== 'object' || Array.isArray(patched)) throw newBadRequest('the patched object is not a JSON object');
