@@ -9,7 +9,8 @@
  * (comma list, default "embedded,etcd").
  *
  * Suites: `node dist/run.js [crud] [list] [fanout]` (default: all three). `list` is the 10k-object
- * list benchmark (list10k.ts), `fanout` the watch fan-out benchmark (fanout.ts).
+ * list benchmark (list10k.ts), `fanout` the watch fan-out benchmark (fanout.ts). `lean` (issue 15,
+ * only when named) starts the server through its CLI in its own process: see lean/main.ts.
  */
 import http from 'node:http';
 import os from 'node:os';
@@ -20,6 +21,7 @@ import { startEtcd } from '@windlass/storage/testing';
 import { APIServer } from '@windlass/server';
 import { runList10k } from './list10k.js';
 import { runFanout } from './fanout.js';
+import { runLean } from './lean/main.js';
 import { request, type HttpResult } from './common.js';
 
 const N = Number(process.env.BENCH_N ?? 2000);
@@ -237,11 +239,16 @@ const suites: Record<string, { title: string; run: () => Promise<string> }> = {
   list: { title: 'List of 10k objects', run: runList10k },
   fanout: { title: 'Watch fan-out', run: runFanout },
 };
+/** Run only when named: the issue-15 suite (lean/main.ts) starts servers in their own processes. */
+const onDemand: Record<string, { title: string; run: () => Promise<string> }> = {
+  lean: { title: 'Issue 15: lean request path (server in its own process)', run: runLean },
+};
 
 async function main(): Promise<void> {
   const started = performance.now();
   const selected = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   const names = selected.length ? selected : Object.keys(suites);
+  Object.assign(suites, onDemand);
   for (const n of names) if (!suites[n]) throw new Error(`unknown suite ${n} (${Object.keys(suites).join(', ')})`);
   const cpu = os.cpus()[0]?.model ?? 'unknown';
   process.stdout.write(`Machine: nproc=${os.availableParallelism()}, CPU ${cpu}, node ${process.version}, etcd ${etcdVersion()}, ${os.platform()} ${os.release()}\n`);
