@@ -34,7 +34,8 @@ process.once('message', (m: { t: string; spec: BareSpec }) => {
     res.writeHead(r.status, r.headers);
     res.end(r.bytes);
   };
-  const server = https.createServer({ cert: readFileSync(spec.certFile), key: readFileSync(spec.keyFile), keepAliveTimeout: 60_000 }, (req, res) => {
+  // keepAliveTimeout: Node's default, as Windlass has it, so even the Keep-Alive header is the same.
+  const server = https.createServer({ cert: readFileSync(spec.certFile), key: readFileSync(spec.keyFile), keepAliveTimeout: 5000 }, (req, res) => {
     if (req.method === 'GET') {
       reply(res, get);
       return;
