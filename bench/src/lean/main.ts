@@ -55,6 +55,8 @@ async function section(ctx: RunCtx, what: string, fn: () => Promise<unknown>): P
 }
 
 export async function runLean(): Promise<string> {
+  // Interrupted: exit through process.exit, so the 'exit' hooks stop the servers and etcds this run started.
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(130));
   const started = performance.now();
   const ctx: RunCtx = { rows: [], profiles: [], notes: [] };
   const header = [

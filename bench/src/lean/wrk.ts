@@ -1,8 +1,8 @@
 /** GETs with wrk (Debian package `wrk`): a Lua `done` hook prints the summary as JSON. */
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Latency, Target } from './http.js';
 import type { LoadResult } from './loadgen.js';
 
@@ -43,8 +43,10 @@ export interface WrkOptions {
 /** One wrk run; `ops` counts 2xx/3xx answers only (wrk counts others as status errors). */
 export function runWrk(o: WrkOptions): Promise<LoadResult> {
   if (!scriptFile) {
-    scriptFile = join(mkdtempSync(join(tmpdir(), 'windlass-wrk-')), 'summary.lua');
-    writeFileSync(scriptFile, SCRIPT);
+    const file = join(mkdtempSync(join(tmpdir(), 'windlass-wrk-')), 'summary.lua');
+    writeFileSync(file, SCRIPT);
+    process.once('exit', () => rmSync(dirname(file), { recursive: true, force: true }));
+    scriptFile = file;
   }
   const url = `https://${o.target.host}:${o.target.port}${o.path}`;
   const args = [

@@ -6,9 +6,9 @@
  *  - etcd3: the etcd3 client alone (etcdfloor.js) at each BENCH_ETCD_CLIENTS level, each level on
  *    a fresh etcd: create transactions, then range reads by key; CPU per op of the client process.
  */
-import { copyFile, mkdtemp } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { CannedReply } from '../bare-server.js';
 import { config, want } from '../config.js';
 import { getClients, getWindow, load, log, rowFrom, withServer, type RunCtx } from '../harness.js';
@@ -90,7 +90,11 @@ async function etcdRows(ctx: RunCtx): Promise<void> {
 export async function runFloors(ctx: RunCtx): Promise<Captured | undefined> {
   if (!want('floors')) return undefined;
   const cap = await capture();
-  await bareRows(ctx, cap);
+  try {
+    await bareRows(ctx, cap);
+  } finally {
+    await rm(dirname(cap.certFile), { recursive: true, force: true });
+  }
   if (config.backends.includes('etcd')) await etcdRows(ctx);
   return cap;
 }
