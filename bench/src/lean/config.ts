@@ -46,7 +46,7 @@ export const config = {
   objectBytes: num('BENCH_OBJECT_BYTES', 1500, 1500),
   listObjects: num('BENCH_LIST_N', 10_000, 500),
   listIterations: num('BENCH_LIST_ITER', 10, 3),
-  listPage: num('BENCH_LIST_PAGE', 500, 500),
+  listPage: num('BENCH_LIST_PAGE', 500, 100),
   /** Object counts after which the server's RSS is read. */
   memoryCounts: list('BENCH_MEM_COUNTS', '10000,50000', '500,1000').map(Number),
   memorySettleMs: num('BENCH_MEM_SETTLE', 3, 0.3) * 1000,
