@@ -84,7 +84,7 @@ export class APIServer {
     for (const def of this.registry.all()) {
       const store = new Store(def, opts.storage, prefix);
       // One watch cache per resource type per replica, all fed by one storage watch, however many clients watch.
-      store.cacher = new Cacher(store.resourcePrefix, opts.storage, cacherOptions, this.registryWatch);
+      store.cacher = new Cacher(store.resourcePrefix, opts.storage, cacherOptions, this.registryWatch, store.attrsOf);
       this.stores.set(def, store);
     }
     const namespaces = this.storeFor('', 'v1', 'namespaces')!;

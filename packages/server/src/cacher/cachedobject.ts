@@ -1,38 +1,102 @@
 /**
- * An object as the watch cache holds it: decoded once (for selectors and tables) and
- * serialized once, lazily, into bytes shared by every list and watcher that sends it.
- * The JSON puts kind and apiVersion first so a list item (which kube sends without them)
- * is a view of the same bytes past that header: one serialization serves both.
+ * An object as the watch cache holds it: its JSON, encoded once and shared by every GET,
+ * list and watch that sends it, plus the labels and fields selectors look at (kube's
+ * cacher keeps the same per element). The decoded object is not kept: a cache of many
+ * objects then costs little more than their bytes, and the few readers that need the
+ * object itself (tables, metadata-only, YAML) decode a private copy.
+ *
+ * The bytes are the stored form with `"resourceVersion":"<rev>"` spliced in as the first
+ * field of metadata, so neither ingesting an event nor answering a write encodes again.
  */
+import { encodeKindFirst, decodeStored } from '../registry/codec.js';
 import type { KubeObject } from '../registry/types.js';
-import { encodeKindFirst } from '../registry/codec.js';
 import { serializationStats } from './stats.js';
+
+/** What label and field selectors match on (kube's AttrFunc result). */
+export interface ObjectAttrs {
+  labels: Readonly<Record<string, string>>;
+  fields: Readonly<Record<string, string | undefined>>;
+}
+
+export type AttrsFunc = (obj: KubeObject) => ObjectAttrs;
+
+const noLabels: Readonly<Record<string, string>> = Object.freeze({});
+
+/** Labels and the fields every kind supports, metadata.name and metadata.namespace. */
+export const defaultAttrs: AttrsFunc = (obj) => ({
+  labels: obj.metadata.labels ?? noLabels,
+  fields: { 'metadata.name': obj.metadata.name ?? '', 'metadata.namespace': obj.metadata.namespace ?? '' },
+});
 
 const openBrace = Buffer.from('{');
 
 export class CachedObject {
-  /** The whole object's JSON, `{"kind":…,"apiVersion":…,…}`, built once on first use. */
-  private bytes?: Buffer;
-  /** Where the fields after kind and apiVersion start in `bytes` (list items are `{` + the rest). */
-  private restStart = 0;
   private events?: Map<string, Buffer>;
 
-  /** `object` is shared: never mutate it. */
-  constructor(readonly key: string, readonly revision: number, readonly object: KubeObject) {}
+  private constructor(
+    readonly key: string,
+    readonly revision: number,
+    /** The whole object's JSON, `{"kind":…,"apiVersion":…,…}`. */
+    private readonly bytes: Buffer,
+    /** Where the fields after kind and apiVersion start (a list item is `{` + the rest). */
+    private readonly restStart: number,
+    readonly attrs: ObjectAttrs,
+    /** Where the spliced resourceVersion field sits, to recover the stored bytes; -1 when encoded whole. */
+    private readonly rvStart: number,
+    private readonly rvLength: number,
+  ) {
+    serializationStats.objects++;
+  }
+
+  /**
+   * From the stored form (the object's JSON without metadata.resourceVersion) at `revision`.
+   * `decoded`, when the caller has it, is that same object, spared a second decoding.
+   */
+  static fromStored(key: string, revision: number, stored: Buffer, attrsOf: AttrsFunc, decoded?: KubeObject): CachedObject {
+    const obj = decoded ?? decodeStored(stored);
+    const attrs = attrsOf(obj);
+    const at = metadataStart(stored, obj);
+    if (at < 0) return CachedObject.encoded(key, revision, obj, attrs);
+    const rv = `"resourceVersion":${JSON.stringify(String(revision))}${stored[at] === 0x7d /* } */ ? '' : ','}`;
+    const field = Buffer.from(rv);
+    const bytes = Buffer.concat([stored.subarray(0, at), field, stored.subarray(at)]);
+    return new CachedObject(key, revision, bytes, headerLength(obj), attrs, at, field.length);
+  }
+
+  /** An object that is not stored as such (a dry run, data in another layout): encoded whole. */
+  static fromObject(key: string, revision: number, obj: KubeObject, attrsOf: AttrsFunc): CachedObject {
+    return CachedObject.encoded(key, revision, obj, attrsOf(obj));
+  }
+
+  private static encoded(key: string, revision: number, obj: KubeObject, attrs: ObjectAttrs): CachedObject {
+    if (revision > 0) obj.metadata.resourceVersion = String(revision);
+    const { bytes, restStart } = encodeKindFirst(obj);
+    return new CachedObject(key, revision, bytes, restStart, attrs, -1, 0);
+  }
+
+  /** A private decoded copy of the object: callers may change it. */
+  get object(): KubeObject {
+    return JSON.parse(this.bytes.toString('utf8')) as KubeObject;
+  }
 
   /** Bytes of the whole object, shared by every GET, list and watch that sends it. */
   objectBytes(): Buffer {
-    if (!this.bytes) {
-      ({ bytes: this.bytes, restStart: this.restStart } = encodeKindFirst(this.object));
-      serializationStats.objects++;
-    }
     return this.bytes;
+  }
+
+  /** The stored form: what the store holds for this revision (a write compares against it). */
+  storedBytes(): Buffer {
+    if (this.rvStart < 0) {
+      const obj = this.object;
+      delete obj.metadata.resourceVersion;
+      return encodeKindFirst(obj).bytes;
+    }
+    return Buffer.concat([this.bytes.subarray(0, this.rvStart), this.bytes.subarray(this.rvStart + this.rvLength)]);
   }
 
   /** Appends the object as a list item (without kind and apiVersion, as kube's typed lists) to `parts`, without copying. */
   pushItem(parts: Buffer[]): void {
-    const bytes = this.objectBytes();
-    parts.push(openBrace, bytes.subarray(this.restStart));
+    parts.push(openBrace, this.bytes.subarray(this.restStart));
   }
 
   /** One watch event line, `{"type":…,"object":…}\n`, computed once per type and shared by all watchers. */
@@ -40,7 +104,7 @@ export class CachedObject {
     this.events ??= new Map();
     let b = this.events.get(type);
     if (!b) {
-      b = Buffer.concat([Buffer.from(`{"type":"${type}","object":`), this.objectBytes(), Buffer.from('}\n')]);
+      b = Buffer.concat([Buffer.from(`{"type":"${type}","object":`), this.bytes, Buffer.from('}\n')]);
       this.events.set(type, b);
       serializationStats.events++;
     }
@@ -50,6 +114,26 @@ export class CachedObject {
   /** The same object reported at another revision (a DELETED event carries the deletion's revision). */
   atRevision(revision: number): CachedObject {
     if (revision === this.revision) return this;
-    return new CachedObject(this.key, revision, { ...this.object, metadata: { ...this.object.metadata, resourceVersion: String(revision) } });
+    return CachedObject.encoded(this.key, revision, this.object, this.attrs);
   }
+}
+
+/** `{"kind":K,"apiVersion":A,` */
+function header(obj: KubeObject): string {
+  return `{"kind":${JSON.stringify(obj.kind ?? '')},"apiVersion":${JSON.stringify(obj.apiVersion ?? '')},`;
+}
+
+function headerLength(obj: KubeObject): number {
+  return Buffer.byteLength(header(obj));
+}
+
+/**
+ * The offset just inside `"metadata":{` when `stored` is laid out as encodeKindFirst writes
+ * it (kind, apiVersion, metadata first) and holds no resourceVersion; else -1.
+ */
+function metadataStart(stored: Buffer, obj: KubeObject): number {
+  if (obj.metadata?.resourceVersion !== undefined) return -1;
+  const prefix = Buffer.from(`${header(obj)}"metadata":{`);
+  if (stored.length <= prefix.length || stored.compare(prefix, 0, prefix.length, 0, prefix.length) !== 0) return -1;
+  return prefix.length;
 }

@@ -5,9 +5,8 @@
  * pkg/storage/cacher).
  */
 import type { Storage, StorageWatchEvent } from '@windlass/storage';
-import { decodeFromStorage, decodeKeyValue } from '../registry/codec.js';
 import { tooLargeResourceVersion } from '../registry/freshness.js';
-import { CachedObject } from './cachedobject.js';
+import { CachedObject, defaultAttrs, type AttrsFunc } from './cachedobject.js';
 import { CacheWatcher, type WatchFilter, type WatchOutput } from './cachewatcher.js';
 import { CacheEvent, WatchCache, type Tree, type WatchCacheOptions } from './watchcache.js';
 import { RegistryWatch, type RegistryWatchTarget } from './registrywatch.js';
@@ -55,13 +54,20 @@ export class Cacher implements RegistryWatchTarget {
   /** Events that arrive while the initial list is read; applied once it is in. */
   private pending?: StorageWatchEvent[];
   /** The cache holds the store's state and follows the registry watch. */
-  private live = false;
+  private isLive = false;
   private stopped = false;
   private bookmarkTimer?: NodeJS.Timeout;
   /** Bumped on every (re)initialisation, so a superseded list is dropped. */
   private generation = 0;
 
-  constructor(readonly prefix: string, readonly storage: Storage, readonly opts: CacherOptions = defaultCacherOptions, registry?: RegistryWatch) {
+  constructor(
+    readonly prefix: string,
+    readonly storage: Storage,
+    readonly opts: CacherOptions = defaultCacherOptions,
+    registry?: RegistryWatch,
+    /** The labels and fields selectors of this kind look at. */
+    readonly attrsOf: AttrsFunc = defaultAttrs,
+  ) {
     this.cache = new WatchCache(opts);
     this.registry = registry ?? new RegistryWatch(storage, prefix, { consistencyWaitMs: opts.consistencyWaitMs });
     this.registry.add(this);
@@ -85,7 +91,7 @@ export class Cacher implements RegistryWatchTarget {
    */
   private async init(): Promise<void> {
     const gen = ++this.generation;
-    this.live = false;
+    this.isLive = false;
     await this.registry.whenStarted();
     if (gen !== this.generation) return;
     const at = this.registry.revision;
@@ -97,7 +103,7 @@ export class Cacher implements RegistryWatchTarget {
     try {
       for (;;) {
         const res = await this.storage.range(this.prefix, { prefix: true, revision: at, limit: initialListPageSize, startKey });
-        for (const kv of res.items) items.push(new CachedObject(kv.key, kv.modRevision, decodeKeyValue(kv)));
+        for (const kv of res.items) items.push(CachedObject.fromStored(kv.key, kv.modRevision, kv.value, this.attrsOf));
         if (!res.more || res.items.length === 0) break;
         startKey = res.items[res.items.length - 1].key + '\u0000';
       }
@@ -106,7 +112,7 @@ export class Cacher implements RegistryWatchTarget {
     }
     if (gen !== this.generation) return;
     this.cache.reset(items, at);
-    this.live = true;
+    this.isLive = true;
     const now = Date.now();
     for (const ev of pending) this.apply(ev, now);
     this.progress(this.registry.revision);
@@ -116,9 +122,14 @@ export class Cacher implements RegistryWatchTarget {
     }
   }
 
+  /** The cache holds the store's state and follows the registry watch. */
+  get live(): boolean {
+    return this.isLive;
+  }
+
   receive(ev: StorageWatchEvent, now: number): void {
     if (this.pending) this.pending.push(ev);
-    else if (this.live) this.apply(ev, now);
+    else if (this.isLive) this.apply(ev, now);
   }
 
   /**
@@ -126,13 +137,13 @@ export class Cacher implements RegistryWatchTarget {
    * instead of decoding the stored bytes. Bounded, since an event may never come (a restart).
    */
   wrote(cached: CachedObject): void {
-    if (!this.live) return;
+    if (!this.isLive) return;
     if (this.recent.size >= maxRecentWrites) this.recent.clear();
     this.recent.set(cached.key, cached);
   }
 
   private apply(sev: StorageWatchEvent, now: number): void {
-    const prev = this.cache.tree.get(sev.key) ?? (sev.prevValue ? new CachedObject(sev.key, sev.prevModRevision ?? 0, decodeFromStorage(sev.prevValue, sev.prevModRevision ?? 0)) : undefined);
+    const prev = this.cache.tree.get(sev.key) ?? (sev.prevValue ? CachedObject.fromStored(sev.key, sev.prevModRevision ?? 0, sev.prevValue, this.attrsOf) : undefined);
     let ev: CacheEvent;
     const recent = this.recent.get(sev.key);
     if (recent && recent.revision <= sev.revision) this.recent.delete(sev.key);
@@ -140,7 +151,7 @@ export class Cacher implements RegistryWatchTarget {
       if (!prev) return;
       ev = new CacheEvent('DELETED', sev.revision, sev.key, prev.atRevision(sev.revision), prev, now);
     } else {
-      const obj = recent?.revision === sev.revision ? recent : new CachedObject(sev.key, sev.revision, decodeFromStorage(sev.value, sev.revision));
+      const obj = recent?.revision === sev.revision ? recent : CachedObject.fromStored(sev.key, sev.revision, sev.value, this.attrsOf);
       ev = new CacheEvent(prev ? 'MODIFIED' : 'ADDED', sev.revision, sev.key, obj, prev, now);
     }
     this.cache.apply(ev);
@@ -151,7 +162,7 @@ export class Cacher implements RegistryWatchTarget {
   }
 
   progress(revision: number): void {
-    if (!this.live) return;
+    if (!this.isLive) return;
     this.cache.progress(revision);
     this.wakeWaiters();
   }
@@ -159,7 +170,7 @@ export class Cacher implements RegistryWatchTarget {
   /** The registry watch broke (compaction, lost connection): drop every watcher and list again. */
   restart(): void {
     this.generation++;
-    this.live = false;
+    this.isLive = false;
     this.pending = undefined;
     this.recent.clear();
     for (const w of this.watchers) w.close();
@@ -213,7 +224,7 @@ export class Cacher implements RegistryWatchTarget {
   async consistentRevision(): Promise<number | null> {
     await this.whenReady();
     const rev = await this.registry.consistentRevision();
-    return rev !== null && this.live ? rev : null;
+    return rev !== null && this.isLive ? rev : null;
   }
 
   /** The current state and the revision it is at, as a snapshot no later event changes. */

@@ -3,15 +3,14 @@
  * that leaves (enters) the selection into DELETED (ADDED), and writes the shared bytes.
  * A watcher whose client reads too slowly is closed, so it never holds the others back.
  */
-import type { KubeObject } from '../registry/types.js';
-import type { CachedObject } from './cachedobject.js';
+import type { CachedObject, ObjectAttrs } from './cachedobject.js';
 import type { CacheEvent, CacheEventType } from './watchcache.js';
 
 export interface WatchFilter {
   /** Keys the watch covers: a collection prefix, or one object's key. */
   prefix: string;
   exactKey: boolean;
-  matches(obj: KubeObject): boolean;
+  matches(attrs: ObjectAttrs): boolean;
 }
 
 export interface WatchOutput {
@@ -49,7 +48,7 @@ export class CacheWatcher {
   sendInitial(objects: Iterable<CachedObject>): void {
     for (const obj of objects) {
       if (this.closed) return;
-      if (this.covers(obj.key) && this.filter.matches(obj.object)) this.send(this.out.encode('ADDED', obj));
+      if (this.covers(obj.key) && this.filter.matches(obj.attrs)) this.send(this.out.encode('ADDED', obj));
     }
   }
 
@@ -58,8 +57,8 @@ export class CacheWatcher {
     this.lastRevision = ev.revision;
     if (!this.covers(ev.key)) return;
     const cur = ev.type === 'DELETED' ? undefined : ev.object;
-    const curMatches = cur !== undefined && this.filter.matches(cur.object);
-    const prevMatches = ev.prevObject !== undefined && this.filter.matches(ev.prevObject.object);
+    const curMatches = cur !== undefined && this.filter.matches(cur.attrs);
+    const prevMatches = ev.prevObject !== undefined && this.filter.matches(ev.prevObject.attrs);
     if (curMatches) this.send(this.out.encode(prevMatches ? 'MODIFIED' : 'ADDED', cur!));
     else if (prevMatches) this.send(this.out.encode('DELETED', ev.type === 'DELETED' ? ev.object : ev.prevAtRevision()!));
   }

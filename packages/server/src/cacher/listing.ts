@@ -20,7 +20,7 @@ export function pageFromTree(state: { tree: Tree; revision: number }, prefix: st
       continue;
     }
     lastKey = key;
-    if (match.matches(obj.object)) items.push(obj);
+    if (match.matches(obj.attrs)) items.push(obj);
   }
   const result: ListResult = { items, resourceVersion: String(state.revision) };
   if (more && lastKey !== undefined) {

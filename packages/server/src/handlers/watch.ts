@@ -23,7 +23,7 @@ export async function watchResource(s: RequestScope): Promise<void> {
     switch (s.negotiated.as) {
       case 'Table': {
         // Column definitions go with the first event only, as kube sends them.
-        const table = toTable(s.def, [obj.object], { resourceVersion: obj.object.metadata.resourceVersion }, include, !sentTableHeaders);
+        const table = toTable(s.def, [obj.object], { resourceVersion: String(obj.revision) }, include, !sentTableHeaders);
         sentTableHeaders = true;
         return line(type, table);
       }

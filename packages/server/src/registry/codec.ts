@@ -7,21 +7,25 @@ import { newInternalError } from '@windlass/machinery';
 import type { KubeObject } from './types.js';
 
 /**
- * An object's JSON with kind and apiVersion first, as kube's typed encoding writes them.
- * Storage, responses and watch events all use it, so an object echoed back unchanged
- * encodes to the stored bytes (a no-op update) and a list item is a view past the header.
+ * An object's JSON with kind, apiVersion and metadata first, as kube's typed encoding
+ * writes them. Storage, responses and watch events all use it, so an object echoed back
+ * unchanged encodes to the stored bytes (a no-op update), a list item is a view past the
+ * header, and the cache can splice resourceVersion into stored bytes (CachedObject).
  * `restStart` is where the fields after kind and apiVersion start (a list item is `{` + the rest).
  */
 export function encodeKindFirst(obj: KubeObject): { bytes: Buffer; restStart: number } {
-  const { kind, apiVersion, ...rest } = obj;
+  const { kind, apiVersion, metadata, ...rest } = obj;
   const header = `{"kind":${JSON.stringify(kind ?? '')},"apiVersion":${JSON.stringify(apiVersion ?? '')}`;
-  const body = JSON.stringify(rest);
-  // "{}" has no fields to follow the header; otherwise the body's own "{" becomes a ",".
-  if (body.length <= 2) {
+  const fields: string[] = [];
+  if (metadata !== undefined) fields.push(`"metadata":${JSON.stringify(metadata)}`);
+  const others = JSON.stringify(rest);
+  if (others.length > 2) fields.push(others.slice(1, -1));
+  // Without fields the header closes the object; otherwise a "," separates them.
+  if (fields.length === 0) {
     const bytes = Buffer.from(`${header}}`);
     return { bytes, restStart: bytes.length - 1 };
   }
-  return { bytes: Buffer.from(`${header},${body.slice(1)}`), restStart: Buffer.byteLength(header) + 1 };
+  return { bytes: Buffer.from(`${header},${fields.join(',')}}`), restStart: Buffer.byteLength(header) + 1 };
 }
 
 export function encodeForStorage(obj: KubeObject): Buffer {
@@ -35,7 +39,8 @@ export function encodeForStorage(obj: KubeObject): Buffer {
   }
 }
 
-export function decodeFromStorage(value: Buffer, revision: number): KubeObject {
+/** The stored form decoded, without a resourceVersion. */
+export function decodeStored(value: Buffer): KubeObject {
   let obj: KubeObject;
   try {
     obj = JSON.parse(value.toString('utf8')) as KubeObject;
@@ -43,6 +48,11 @@ export function decodeFromStorage(value: Buffer, revision: number): KubeObject {
     throw newInternalError(`stored object is not valid JSON: ${(err as Error).message}`);
   }
   obj.metadata = obj.metadata ?? {};
+  return obj;
+}
+
+export function decodeFromStorage(value: Buffer, revision: number): KubeObject {
+  const obj = decodeStored(value);
   obj.metadata.resourceVersion = String(revision);
   return obj;
 }

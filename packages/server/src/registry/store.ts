@@ -13,9 +13,9 @@ import { decodeContinue, encodeContinue } from './continuetoken.js';
 import { parseResourceVersion, type ListOptions } from './listoptions.js';
 import { carryUpdateMetadata, ensureNamespaceMatches, fillCreateMetadata, generateName, nowTimestamp } from './objectmeta.js';
 import { waitForRevision } from './freshness.js';
-import { objectMatcher, type ObjectMatcher } from './matcher.js';
+import { objectAttrs, objectMatcher, type ObjectMatcher } from './matcher.js';
 import type { KubeObject, ResourceDefinition } from './types.js';
-import { CachedObject } from '../cacher/cachedobject.js';
+import { CachedObject, type AttrsFunc } from '../cacher/cachedobject.js';
 import type { Cacher } from '../cacher/cacher.js';
 import { pageFromTree } from '../cacher/listing.js';
 
@@ -46,11 +46,14 @@ export class Store {
   cacher?: Cacher;
   readonly gr: GroupResource;
   readonly resourcePrefix: string;
+  /** The labels and fields selectors look at, per object (kept by the watch cache). */
+  readonly attrsOf: AttrsFunc;
   private createAdmission: CreateAdmission[] = [];
 
   constructor(readonly def: ResourceDefinition, readonly storage: Storage, registryPrefix: string) {
     this.gr = { group: def.group, resource: def.resource };
     this.resourcePrefix = `${registryPrefix}/${def.resource}/`;
+    this.attrsOf = objectAttrs(def);
   }
 
   addCreateAdmission(a: CreateAdmission): void {
@@ -93,7 +96,7 @@ export class Store {
     }
     const kv = await this.storage.get(key);
     if (!kv) throw newNotFound(this.gr, name);
-    return new CachedObject(kv.key, kv.modRevision, decodeKeyValue(kv));
+    return CachedObject.fromStored(kv.key, kv.modRevision, kv.value, this.attrsOf);
   }
 
   matcher(opts: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>): ObjectMatcher {
@@ -169,8 +172,8 @@ export class Store {
         for (let i = 0; i < res.items.length; i++) {
           const kv = res.items[i];
           lastKey = kv.key;
-          const obj = decodeKeyValue(kv);
-          if (match.matches(obj)) items.push(new CachedObject(kv.key, kv.modRevision, obj));
+          const obj = CachedObject.fromStored(kv.key, kv.modRevision, kv.value, this.attrsOf);
+          if (match.matches(obj.attrs)) items.push(obj);
           if (limit && items.length >= limit) {
             consumedAll = i === res.items.length - 1;
             break;
@@ -202,11 +205,21 @@ export class Store {
    * A written object as the watch cache will hold it: the response and the cache's event
    * share its one decoding and its one serialization.
    */
-  private written(key: string, revision: number, obj: KubeObject): CachedObject {
-    obj.metadata.resourceVersion = String(revision);
-    const cached = new CachedObject(key, revision, obj);
+  private written(key: string, revision: number, obj: KubeObject, stored: Buffer): CachedObject {
+    delete obj.metadata.resourceVersion;
+    const cached = CachedObject.fromStored(key, revision, stored, this.attrsOf, obj);
     this.cacher?.wrote(cached);
     return cached;
+  }
+
+  /**
+   * The watch cache's copy of a key as the store would return it, or undefined (no cache yet,
+   * or not in it). As kube's cacher does for updates, a write may start from it: the
+   * compare-and-swap catches a stale copy and its failure carries the current state.
+   */
+  private cachedState(key: string): KeyValue | undefined {
+    const cached = this.cacher?.live ? this.cacher.cache.tree.get(key) : undefined;
+    return cached && { key, value: cached.storedBytes(), createRevision: 0, modRevision: cached.revision };
   }
 
   async create(namespace: string, obj: KubeObject, opts: WriteOptions): Promise<CachedObject> {
@@ -227,10 +240,11 @@ export class Store {
       try {
         if (opts.dryRun) {
           if (await this.storage.get(key)) throw newAlreadyExists(this.gr, obj.metadata.name!);
-          return new CachedObject(key, 0, obj);
+          return CachedObject.fromObject(key, 0, obj, this.attrsOf);
         }
-        const kv = await this.storage.create(key, encodeForStorage(obj));
-        return this.written(key, kv.modRevision, obj);
+        const stored = encodeForStorage(obj);
+        const kv = await this.storage.create(key, stored);
+        return this.written(key, kv.modRevision, obj, stored);
       } catch (err) {
         if (!isStorageError(err, 'KeyExists')) throw err;
         // A generated name that collides is retried with a fresh suffix (kube retries too).
@@ -249,31 +263,43 @@ export class Store {
    */
   async guaranteedUpdate(namespace: string, name: string, tryUpdate: (current: KubeObject) => KubeObject | Promise<KubeObject>, opts: WriteOptions): Promise<CachedObject> {
     const key = this.objectKey(namespace, name);
-    let kv: KeyValue | null = await this.storage.get(key);
+    let kv: KeyValue | null | undefined = this.cachedState(key);
+    let fromCache = kv !== undefined;
+    if (!fromCache) kv = await this.storage.get(key);
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
       if (!kv) throw newNotFound(this.gr, name);
       const current = decodeKeyValue(kv);
-      const desired = await tryUpdate(decodeKeyValue(kv));
-      const next = this.prepareUpdate(desired, current);
+      let next: KubeObject;
+      try {
+        next = this.prepareUpdate(await tryUpdate(decodeKeyValue(kv)), current);
+      } catch (err) {
+        // A precondition or check that failed on the cache's copy is asked again of the store's.
+        if (!fromCache) throw err;
+        kv = await this.storage.get(key);
+        fromCache = false;
+        continue;
+      }
       const bytes = encodeForStorage(next);
       // A no-op write keeps the resourceVersion and produces no watch event.
-      if (bytes.equals(kv.value)) return new CachedObject(key, kv.modRevision, current);
+      if (bytes.equals(kv.value)) return CachedObject.fromStored(key, kv.modRevision, kv.value, this.attrsOf);
       if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0 && this.mayRemoveOnUpdate(next)) {
-        if (opts.dryRun) return new CachedObject(key, kv.modRevision, next);
+        if (opts.dryRun) return CachedObject.fromObject(key, kv.modRevision, next, this.attrsOf);
         try {
           await this.storage.delete(key, kv.modRevision);
-          return new CachedObject(key, kv.modRevision, next);
+          return CachedObject.fromObject(key, kv.modRevision, next, this.attrsOf);
         } catch (err) {
           kv = await this.reread(err, key);
+          fromCache = false;
           continue;
         }
       }
-      if (opts.dryRun) return new CachedObject(key, kv.modRevision, next);
+      if (opts.dryRun) return CachedObject.fromObject(key, kv.modRevision, next, this.attrsOf);
       try {
         const written = await this.storage.update(key, bytes, kv.modRevision);
-        return this.written(key, written.modRevision, next);
+        return this.written(key, written.modRevision, next, bytes);
       } catch (err) {
         kv = await this.reread(err, key);
+        fromCache = false;
       }
     }
     throw newConflict(this.gr, name, OptimisticLockErrorMsg);
@@ -339,11 +365,20 @@ export class Store {
    */
   async delete(namespace: string, name: string, opts: DeleteOptions): Promise<{ object: KubeObject; removed: boolean }> {
     const key = this.objectKey(namespace, name);
+    // The first attempt may start from the cache's copy, as updates do; every retry reads the store.
+    let cached = this.cachedState(key);
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
-      const kv = await this.storage.get(key);
+      const fromCache = cached !== undefined;
+      const kv = cached ?? (await this.storage.get(key));
+      cached = undefined;
       if (!kv) throw newNotFound(this.gr, name);
       const current = decodeKeyValue(kv);
-      this.checkDeletePreconditions(current, opts);
+      try {
+        this.checkDeletePreconditions(current, opts);
+      } catch (err) {
+        if (fromCache) continue;
+        throw err;
+      }
       const pending = this.beginGracefulDelete(structuredClone(current));
       try {
         if (pending) {

@@ -6,7 +6,6 @@
 import { failure, isStatusError, type Status } from '@windlass/machinery';
 import { CachedObject } from '../cacher/cachedobject.js';
 import type { WatchFilter, WatchOutput } from '../cacher/cachewatcher.js';
-import { decodeKeyValue } from './codec.js';
 import { parseResourceVersion, type ListOptions } from './listoptions.js';
 import type { Store } from './store.js';
 
@@ -29,7 +28,7 @@ export async function startWatch(store: Store, namespace: string, name: string, 
   const filter: WatchFilter = {
     prefix: name ? store.objectKey(namespace, name) : store.collectionPrefix(namespace),
     exactKey: !!name,
-    matches: (obj) => match.matches(obj),
+    matches: (attrs) => match.matches(attrs),
   };
   const bookmarks = opts.allowWatchBookmarks;
   const markEnd = (revision: number) => {
@@ -54,8 +53,8 @@ export async function startWatch(store: Store, namespace: string, name: string, 
     if (consistent === null) {
       const res = await store.storage.range(filter.prefix, { prefix: !name });
       for (const kv of res.items) {
-        const obj = decodeKeyValue(kv);
-        if (filter.matches(obj)) out.write(out.encode('ADDED', new CachedObject(kv.key, kv.modRevision, obj)));
+        const obj = CachedObject.fromStored(kv.key, kv.modRevision, kv.value, store.attrsOf);
+        if (filter.matches(obj.attrs)) out.write(out.encode('ADDED', obj));
       }
       markEnd(res.revision);
       watcher = cacher.watch(filter, out, { initial: false, fromRevision: res.revision }, bookmarks)!;
