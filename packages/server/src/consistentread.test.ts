@@ -69,6 +69,24 @@ describeBackends('consistent reads from the cache across replicas', (ctx) => {
     expect(counts.range - before.range).toBe(0);
   });
 
+  test('updates start from the cache: conditioned on a write just made through the other replica they succeed; a stale precondition is a 409 without a store read', async () => {
+    let obj = (await writer.call('POST', cms, { body: { metadata: { name: 'u' }, data: { n: '0' } } })).body;
+    for (let i = 1; i <= 20; i++) {
+      // The reader's cache may not have the writer's last write yet: its copy is then re-read from the store.
+      const put = await reader.call('PUT', `${cms}/u`, { body: { ...obj, data: { n: String(i) } } });
+      expect(put.status).toBe(200);
+      const next = await writer.call('PATCH', `${cms}/u`, { body: { data: { n: `${i}w` } }, contentType: 'application/merge-patch+json' });
+      expect(next.status).toBe(200);
+      obj = next.body;
+    }
+    await reader.call('GET', `${cms}/u`);
+    const before = counts.get;
+    const stale = await reader.call('PUT', `${cms}/u`, { body: { ...obj, metadata: { ...obj.metadata, resourceVersion: String(Number(obj.metadata.resourceVersion) - 1) } } });
+    expect(stale.status).toBe(409);
+    expect(stale.body.message).toBe('Operation cannot be fulfilled on configmaps "u": the object has been modified; please apply your changes to the latest version and try again');
+    expect(counts.get - before).toBe(0);
+  });
+
   test('a delete acknowledged by one replica is a 404 on the other at once', async () => {
     await writer.call('POST', cms, { body: { metadata: { name: 'gone' } } });
     expect((await reader.call('GET', `${cms}/gone`)).status).toBe(200);

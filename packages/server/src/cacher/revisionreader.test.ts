@@ -13,7 +13,7 @@ const tick = () => new Promise((r) => setImmediate(r));
 
 test('callers arriving during a read share the next one, which starts only after it; one read in flight at a time', async () => {
   const store = manualStore();
-  const reader = new RevisionReader(store);
+  const reader = new RevisionReader(store, 1);
   // Callers of one turn of the event loop share the read that starts after it.
   const first = [reader.read(), reader.read()];
   await tick();
@@ -35,9 +35,32 @@ test('callers arriving during a read share the next one, which starts only after
   expect(reader.reads).toBe(3);
 });
 
+test('with two reads in flight, callers arriving during the first get a second read at once, later ones wait for a free slot', async () => {
+  const store = manualStore();
+  const reader = new RevisionReader(store, 2);
+  const a = reader.read();
+  await tick();
+  const b = [reader.read(), reader.read()];
+  await tick();
+  expect(store.pending).toHaveLength(2);
+  const c = [reader.read(), reader.read()];
+  await tick();
+  // Both slots are taken: c waits, and gets a read sent after it arrived, once a slot frees.
+  expect(store.pending).toHaveLength(2);
+  store.pending[1].resolve(8);
+  expect(await Promise.all(b)).toEqual([8, 8]);
+  await tick();
+  expect(store.pending).toHaveLength(3);
+  store.pending[0].resolve(6);
+  expect(await a).toBe(6);
+  store.pending[2].resolve(9);
+  expect(await Promise.all(c)).toEqual([9, 9]);
+  expect(reader.reads).toBe(3);
+});
+
 test('a failed read fails only the callers that shared it', async () => {
   const store = manualStore();
-  const reader = new RevisionReader(store);
+  const reader = new RevisionReader(store, 1);
   const failing = reader.read();
   await tick();
   const next = reader.read();

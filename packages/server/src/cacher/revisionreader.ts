@@ -1,11 +1,12 @@
 /**
  * Coalesced reads of the store's current revision, for consistent ("Most Recent") reads
  * served from the watch cache. A caller must get a revision read that *started after* it
- * asked (a read already in flight may miss writes acknowledged since it left), so callers
- * arriving during a read share the next one, which starts as soon as the current one ends.
- * However many requests are in flight, the store sees at most one such read at a time.
- * A read starts on the next turn of the event loop rather than at once, so the requests
- * that arrive together (clients answered by one read send their next ones together) share it.
+ * asked (a read already in flight may miss writes acknowledged since it left). A read is
+ * sent on the next turn of the event loop, so the requests that arrive together (clients
+ * answered by one read send their next ones together) share it; callers arriving once it
+ * left get the next one. At most `maxInFlight` reads are out at a time — two by default,
+ * so a caller waits a bit over one round trip, not up to two, and the store sees a
+ * bounded number of such reads however many requests are in flight.
  */
 import type { Storage } from '@windlass/storage';
 
@@ -23,40 +24,41 @@ function deferred(): Deferred {
 }
 
 export class RevisionReader {
-  /** A read is scheduled or on its way to the store. */
-  private inFlight = false;
-  private next?: Deferred;
+  /** Reads sent and not yet answered. */
+  private inFlight = 0;
+  /** The read scheduled for the next turn and not sent yet: callers may still join it. */
+  private gathering?: Deferred;
+  /** Callers that arrived with every slot taken: they get the read sent when one frees. */
+  private waiting?: Deferred;
   /** How many reads reached the store (tests and benchmarks check the coalescing). */
   reads = 0;
 
-  constructor(private readonly storage: Pick<Storage, 'currentRevision'>) {}
+  constructor(private readonly storage: Pick<Storage, 'currentRevision'>, private readonly maxInFlight = 2) {}
 
   read(): Promise<number> {
-    if (!this.inFlight) {
-      const d = deferred();
-      this.inFlight = true;
-      this.gathering = d;
-      setImmediate(() => this.start(d));
-      return d.promise;
-    }
-    // Not yet sent: this caller arrived before the read starts, so it may share it.
     if (this.gathering) return this.gathering.promise;
-    this.next ??= deferred();
-    return this.next.promise;
+    if (this.inFlight < this.maxInFlight) return this.gather(deferred());
+    this.waiting ??= deferred();
+    return this.waiting.promise;
   }
 
-  /** The scheduled read that has not left yet. */
-  private gathering?: Deferred;
+  private gather(d: Deferred): Promise<number> {
+    this.gathering = d;
+    setImmediate(() => this.send(d));
+    return d.promise;
+  }
 
-  private start(d: Deferred): void {
-    this.inFlight = true;
+  private send(d: Deferred): void {
     this.gathering = undefined;
+    this.inFlight++;
     this.reads++;
     const done = () => {
-      this.inFlight = false;
-      const queued = this.next;
-      this.next = undefined;
-      if (queued) this.start(queued);
+      this.inFlight--;
+      const waiting = this.waiting;
+      if (waiting && !this.gathering) {
+        this.waiting = undefined;
+        this.gather(waiting);
+      }
     };
     this.storage.currentRevision().then(
       (rev) => { done(); d.resolve(rev); },

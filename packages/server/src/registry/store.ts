@@ -273,8 +273,9 @@ export class Store {
       try {
         next = this.prepareUpdate(await tryUpdate(decodeKeyValue(kv)), current);
       } catch (err) {
-        // A precondition or check that failed on the cache's copy is asked again of the store's.
-        if (!fromCache) throw err;
+        // A precondition or check that failed on the cache's copy is asked again of the store's,
+        // unless no newer copy could pass it.
+        if (!fromCache || definitive.has(err as object)) throw err;
         kv = await this.storage.get(key);
         fromCache = false;
         continue;
@@ -340,7 +341,7 @@ export class Store {
     const precondition = body.metadata.resourceVersion;
     if (precondition) parseResourceVersion(precondition);
     return this.guaranteedUpdate(namespace, name, (current) => {
-      if (precondition && precondition !== current.metadata.resourceVersion) throw newConflict(this.gr, name, OptimisticLockErrorMsg);
+      if (precondition && precondition !== current.metadata.resourceVersion) throw preconditionFailed(this.gr, name, precondition, current);
       return structuredClone(body);
     }, opts);
   }
@@ -354,7 +355,7 @@ export class Store {
       if ((patched.metadata.name ?? '') !== name) throw newBadRequest(`the name of the object (${patched.metadata.name ?? ''}) does not match the name on the URL (${name})`);
       ensureNamespaceMatches(patched, namespace, this.def.namespaced);
       const rv = patched.metadata.resourceVersion;
-      if (rv && rv !== current.metadata.resourceVersion) throw newConflict(this.gr, name, OptimisticLockErrorMsg);
+      if (rv && rv !== current.metadata.resourceVersion) throw preconditionFailed(this.gr, name, rv, current);
       return patched;
     }, opts);
   }
@@ -441,6 +442,19 @@ export class Store {
   private validateOrThrow(name: string, errs: FieldError[]): void {
     if (errs.length > 0) throw newInvalid(this.qualifiedKind, name, errs);
   }
+}
+
+/** Conflicts that no newer state of the object could resolve (see preconditionFailed). */
+const definitive = new WeakSet<object>();
+
+/**
+ * A resourceVersion precondition that does not hold. When it is older than the copy it was
+ * checked against, every later state fails it too, so a stale cache copy need not be re-read.
+ */
+function preconditionFailed(gr: GroupResource, name: string, precondition: string, current: KubeObject): StatusError {
+  const err = newConflict(gr, name, OptimisticLockErrorMsg);
+  if (Number(precondition) < Number(current.metadata.resourceVersion)) definitive.add(err);
+  return err;
 }
 
 function expiredContinue(prefix: string, startKey: string): StatusError {
