@@ -8,9 +8,11 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const source = process.argv[2] ?? join(here, '..', '..', '..', '..', 'shared', 'reference', 'protobuf-fields.json');
 const files = JSON.parse(readFileSync(source, 'utf8'));
+// Every GA version of the built-in groups (typed clients such as `kubectl create deployment`
+// send protobuf for all of them), plus the apimachinery types they embed.
 const wanted = [
-  'api/core/v1/generated.proto',
-  'api/coordination/v1/generated.proto',
+  ...Object.keys(files).filter((f) => /^api\/[a-z]+\/v\d+\/generated\.proto$/.test(f)).sort(),
+  'apiextensions-apiserver/pkg/apis/apiextensions/v1/generated.proto',
   'apimachinery/pkg/apis/meta/v1/generated.proto',
   'apimachinery/pkg/runtime/generated.proto',
   'apimachinery/pkg/util/intstr/generated.proto',

@@ -9,3 +9,5 @@ export { patchMetaFor, patchMetaAt } from './patchmeta.js';
 export { buildOpenAPIV2 } from './openapi-v2.js';
 export { buildOpenAPIV3, openAPIV3Index, openAPIV3Hash } from './openapi-v3.js';
 export { extracted as extractedOpenAPI } from './generated/openapi.js';
+export type { BuiltinResource, BuiltinSubresource } from './resources.js';
+export { builtinResourceTable } from './resources.js';

@@ -15,9 +15,11 @@ import { APIRegistry, builtinResources } from './registry/index.js';
 import type { ResourceDefinition } from './registry/types.js';
 import { Store } from './registry/store.js';
 import { negotiate, type Negotiated } from './negotiation.js';
-import { acceptsGzip, notFoundPage, writeError, writeObject } from './respond.js';
+import { acceptsGzip, encodeBody, notFoundPage, writeBytes, writeError, writeObject } from './respond.js';
 import { maxRequestBodyBytes, readBody } from './requestbody.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, serverVersion } from './discovery.js';
+import { aggregatedDiscovery, aggregatedDiscoveryMediaType, wantsAggregatedDiscovery } from './aggregateddiscovery.js';
+import { refuseComputed, refuseSubresource } from './handlers/notserved.js';
 import { checkNamespaceDeletable, namespaceExists } from './admission/namespacelifecycle.js';
 import { NamespaceController } from './controllers/namespace.js';
 import { getResource, listResource } from './handlers/read.js';
@@ -81,16 +83,23 @@ export class APIServer {
     const cacherOptions = { ...defaultCacherOptions, ...(opts.cacher ?? {}) };
     this.compression = opts.compression ?? true;
     this.registryWatch = new RegistryWatch(opts.storage, `${prefix}/`, { consistencyWaitMs: cacherOptions.consistencyWaitMs });
+    // One watch cache per stored resource per replica, all fed by one storage watch, however many
+    // clients watch; the versions of a resource (autoscaling/v1 and v2) share its keys and cache.
+    const cachers = new Map<string, Cacher>();
     for (const def of this.registry.all()) {
       const store = new Store(def, opts.storage, prefix);
-      // One watch cache per resource type per replica, all fed by one storage watch, however many clients watch.
-      store.cacher = new Cacher(store.resourcePrefix, opts.storage, cacherOptions, this.registryWatch, store.attrsOf);
+      if (def.stored !== false) {
+        let cacher = cachers.get(store.resourcePrefix);
+        if (!cacher) cachers.set(store.resourcePrefix, (cacher = new Cacher(store.resourcePrefix, opts.storage, cacherOptions, this.registryWatch, store.attrsOf)));
+        store.cacher = cacher;
+      }
       this.stores.set(def, store);
     }
     const namespaces = this.storeFor('', 'v1', 'namespaces')!;
-    const namespacedStores = [...this.stores.values()].filter((s) => s.def.namespaced);
+    const namespacedStores = [...this.stores.values()].filter((s) => s.def.namespaced && s.cacher);
+    const perKeyPrefix = [...new Map(namespacedStores.map((s) => [s.resourcePrefix, s])).values()];
     for (const s of namespacedStores) s.addCreateAdmission(namespaceExists(namespaces));
-    this.namespaceController = new NamespaceController(namespaces, () => namespacedStores);
+    this.namespaceController = new NamespaceController(namespaces, () => perKeyPrefix);
     this.compactor = new Compactor({
       storage: opts.storage, key: compactKey(prefix), intervalMs: opts.compactionIntervalMs ?? defaultCompactionIntervalMs,
       onCompacted: (revision) => this.compacted(revision),
@@ -169,13 +178,18 @@ export class APIServer {
   }
 
   private serveNonResource(req: Request, res: Response): void {
+    const pretty = typeof req.query.pretty === 'string' ? req.query.pretty : null;
+    const parts = req.path.split('/').filter(Boolean);
+    if (req.method === 'GET' && parts.length === 1 && (parts[0] === 'api' || parts[0] === 'apis') && wantsAggregatedDiscovery(req.headers.accept)) {
+      const { pretty: p } = negotiate(undefined, { userAgent: req.headers['user-agent'], pretty });
+      return writeBytes(res, 200, encodeBody(aggregatedDiscovery(this.registry, parts[0] === 'api'), { mediaType: 'application/json', pretty: p }), aggregatedDiscoveryMediaType);
+    }
     let n: Negotiated;
     try {
-      n = negotiate(req.headers.accept, { userAgent: req.headers['user-agent'], pretty: typeof req.query.pretty === 'string' ? req.query.pretty : null });
+      n = negotiate(req.headers.accept, { userAgent: req.headers['user-agent'], pretty });
     } catch (err) {
       return writeError(res, err);
     }
-    const parts = req.path.split('/').filter(Boolean);
     let doc: unknown;
     if (req.method === 'GET') {
       if (parts.length === 1 && parts[0] === 'api') doc = apiVersions(this.address);
@@ -192,9 +206,11 @@ export class APIServer {
     const gv = info.apiGroup ? `${info.apiGroup}/${info.apiVersion}` : info.apiVersion;
     if (!this.registry.resourcesIn(gv)) return notFoundPage(res);
     const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
-    if (!def || info.subresource) throw failure(404, 'NotFound', 'the server could not find the requested resource', {});
+    if (!def) throw failure(404, 'NotFound', 'the server could not find the requested resource', {});
+    if (info.subresource) return refuseSubresource(def, info);
     const negotiated: Negotiated = negotiate(req.headers.accept, { watch: info.verb === 'watch', userAgent: req.headers['user-agent'], pretty: query.get('pretty') });
     if (!def.verbs.includes(info.verb)) throw newMethodNotSupported({ group: def.group, resource: def.resource }, info.verb);
+    if (def.stored === false) refuseComputed(def, info);
     // A namespaced object is addressed inside its namespace; only list and watch span all namespaces.
     if (def.namespaced && !info.namespace && info.verb !== 'list' && info.verb !== 'watch') {
       throw failure(404, 'NotFound', 'the server could not find the requested resource', {});

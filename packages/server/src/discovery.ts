@@ -1,4 +1,8 @@
-/** Legacy discovery documents: /api, /apis, /apis/{group}, /api/v1, /apis/{group}/{version}, and /version. */
+/**
+ * Legacy discovery documents: /api, /apis, /apis/{group}, /api/v1, /apis/{group}/{version},
+ * and /version. Aggregated discovery (one document for /api, one for /apis) is in
+ * aggregateddiscovery.ts; both read the same registry.
+ */
 import type { APIRegistry } from './registry/index.js';
 import type { ResourceDefinition } from './registry/types.js';
 
@@ -23,28 +27,36 @@ export function apiVersions(serverAddress: string): unknown {
 }
 
 function groupEntry(registry: APIRegistry, group: string) {
-  const versions = registry.groupVersions()
-    .filter((gv) => gv.startsWith(`${group}/`))
-    .map((gv) => ({ groupVersion: gv, version: gv.slice(group.length + 1) }));
+  const versions = (registry.versionsOf(group) ?? []).map((version) => ({ groupVersion: `${group}/${version}`, version }));
   return { name: group, versions, preferredVersion: versions[0] };
 }
 
 export function apiGroupList(registry: APIRegistry): unknown {
-  const groups = [...new Set(registry.all().map((d) => d.group).filter((g) => g !== ''))];
+  const groups = registry.groupNames().filter((g) => g !== '');
   return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups.map((g) => groupEntry(registry, g)) };
 }
 
 export function apiGroup(registry: APIRegistry, group: string): unknown | undefined {
-  if (!registry.hasGroup(group)) return undefined;
+  if (group === '' || !registry.hasGroup(group)) return undefined;
   return { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(registry, group) };
 }
 
-function resourceEntry(d: ResourceDefinition) {
+/** The resource's APIResource, then one per subresource (`pods/status`), as kube lists them. */
+export function resourceEntries(d: ResourceDefinition): Record<string, unknown>[] {
   const e: Record<string, unknown> = { name: d.resource, singularName: d.singularName, namespaced: d.namespaced, kind: d.kind, verbs: d.verbs };
   if (d.shortNames?.length) e.shortNames = d.shortNames;
   if (d.categories?.length) e.categories = d.categories;
   if (d.storageVersionHash) e.storageVersionHash = d.storageVersionHash;
-  return e;
+  const entries = [e];
+  for (const s of d.subresources ?? []) {
+    const sub: Record<string, unknown> = { name: `${d.resource}/${s.name}`, singularName: '', namespaced: d.namespaced };
+    if (s.group !== undefined) sub.group = s.group;
+    if (s.version !== undefined) sub.version = s.version;
+    sub.kind = s.kind;
+    sub.verbs = s.verbs;
+    entries.push(sub);
+  }
+  return entries;
 }
 
 export function apiResourceList(registry: APIRegistry, gv: string): unknown | undefined {
@@ -54,6 +66,6 @@ export function apiResourceList(registry: APIRegistry, gv: string): unknown | un
   // kube's core list carries no apiVersion; group lists do.
   if (gv.includes('/')) list.apiVersion = 'v1';
   list.groupVersion = gv;
-  list.resources = defs.map(resourceEntry);
+  list.resources = defs.flatMap(resourceEntries);
   return list;
 }

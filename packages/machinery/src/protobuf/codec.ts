@@ -20,6 +20,7 @@ export interface DecodedProtobuf {
 /** The proto package of a group/version: '' → k8s.io.api.core.v1, 'coordination.k8s.io' → k8s.io.api.coordination.v1. */
 export function protoPackageFor(group: string, version: string): string {
   if (group === 'meta.k8s.io') return `k8s.io.apimachinery.pkg.apis.meta.${version}`;
+  if (group === 'apiextensions.k8s.io') return `k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.${version}`;
   const short = group === '' ? 'core' : group.replace(/\.k8s\.io$/, '').split('.')[0];
   return `k8s.io.api.${short}.${version}`;
 }

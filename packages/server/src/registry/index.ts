@@ -1,19 +1,22 @@
 import type { ResourceDefinition } from './types.js';
 import { groupVersion } from './types.js';
-import { configMaps } from './kinds/configmaps.js';
-import { secrets } from './kinds/secrets.js';
-import { namespaces } from './kinds/namespaces.js';
-import { leases } from './kinds/leases.js';
+import { builtinDefinitions } from './builtins.js';
 
 export * from './types.js';
+export { builtinDefinitions } from './builtins.js';
 
-/** The built-in kinds this server serves. Adding a kind means adding its definition here. */
-export const builtinResources: ResourceDefinition[] = [namespaces, configMaps, secrets, leases];
+/** The built-in kinds this server serves: every resource kube-apiserver 1.35 serves by default. */
+export const builtinResources: ResourceDefinition[] = builtinDefinitions();
 
-/** Lookup of served resources by group/version/resource, and the groups for discovery. */
+/**
+ * Lookup of served resources by group/version/resource, and the groups for discovery. Every
+ * lookup a request makes is one Map get, however many kinds are served.
+ */
 export class APIRegistry {
   private byGVR = new Map<string, ResourceDefinition>();
   private gvs = new Map<string, ResourceDefinition[]>();
+  /** Group → its versions, preferred first (the order definitions were added in). */
+  private groups = new Map<string, string[]>();
 
   constructor(defs: ResourceDefinition[] = builtinResources) {
     for (const d of defs) this.add(d);
@@ -25,6 +28,9 @@ export class APIRegistry {
     const list = this.gvs.get(gv) ?? [];
     list.push(def);
     this.gvs.set(gv, list);
+    const versions = this.groups.get(def.group) ?? [];
+    if (!versions.includes(def.version)) versions.push(def.version);
+    this.groups.set(def.group, versions);
   }
 
   lookup(group: string, version: string, resource: string): ResourceDefinition | undefined {
@@ -44,7 +50,17 @@ export class APIRegistry {
     return [...this.byGVR.values()];
   }
 
+  /** Served API groups in discovery order ('' is the core group). */
+  groupNames(): string[] {
+    return [...this.groups.keys()];
+  }
+
+  /** A group's served versions, the preferred one first; undefined for a group not served. */
+  versionsOf(group: string): string[] | undefined {
+    return this.groups.get(group);
+  }
+
   hasGroup(group: string): boolean {
-    return this.all().some((d) => d.group === group);
+    return this.groups.has(group);
   }
 }

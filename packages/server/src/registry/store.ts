@@ -52,7 +52,7 @@ export class Store {
 
   constructor(readonly def: ResourceDefinition, readonly storage: Storage, registryPrefix: string) {
     this.gr = { group: def.group, resource: def.resource };
-    this.resourcePrefix = `${registryPrefix}/${def.resource}/`;
+    this.resourcePrefix = `${registryPrefix}/${def.keyPrefix ?? def.resource}/`;
     this.attrsOf = objectAttrs(def);
   }
 

@@ -62,6 +62,16 @@ export interface TableConvertor {
   cells(obj: KubeObject): unknown[];
 }
 
+/** A subresource as discovery lists it (pods/status, deployments/scale, pods/exec…). */
+export interface SubresourceDefinition {
+  name: string;
+  kind: string;
+  /** Only where the subresource's kind is of another group version (autoscaling/v1 Scale). */
+  group?: string;
+  version?: string;
+  verbs: string[];
+}
+
 export interface ResourceDefinition {
   group: string;
   version: string;
@@ -90,6 +100,16 @@ export interface ResourceDefinition {
   selectableFields?: Record<string, (obj: KubeObject) => string | undefined>;
   /** storageVersionHash shown in discovery. */
   storageVersionHash?: string;
+  /** Subresources discovery lists; which of them the server answers is up to the handlers. */
+  subresources?: SubresourceDefinition[];
+  /**
+   * Where objects live under the registry prefix, kube's layout: `pods`, `services/specs`,
+   * `apiextensions.k8s.io/customresourcedefinitions` (default: the resource). Every served
+   * version of a resource shares it (and so its watch cache). Unset with `stored: false`.
+   */
+  keyPrefix?: string;
+  /** False for what kube computes per request rather than stores: bindings, componentstatuses, reviews. */
+  stored?: boolean;
 }
 
 export function groupVersion(def: { group: string; version: string }): string {

@@ -1,7 +1,7 @@
-import type { KubeObject, ResourceDefinition } from '../types.js';
-import { nameIsDNSSubdomain } from '../names.js';
-import { ageColumn, column, standardVerbs } from './common.js';
-import { ageOf } from '../age.js';
+import type { KubeObject, ResourceDefinition } from '../../types.js';
+import { nameIsDNSSubdomain } from '../../names.js';
+import { ageColumn, column, standardVerbs } from '../common.js';
+import { ageOf } from '../../age.js';
 
 type Lease = KubeObject & { spec?: { holderIdentity?: string } };
 

@@ -1,8 +1,8 @@
 import { fieldErr, isConfigMapKey, newBadRequest, type FieldError } from '@windlass/machinery';
-import type { KubeObject, ResourceDefinition } from '../types.js';
-import { nameIsDNSSubdomain } from '../names.js';
-import { ageColumn, column, maxDataSize, standardVerbs } from './common.js';
-import { ageOf } from '../age.js';
+import type { KubeObject, ResourceDefinition } from '../../types.js';
+import { nameIsDNSSubdomain } from '../../names.js';
+import { ageColumn, column, maxDataSize, standardVerbs } from '../common.js';
+import { ageOf } from '../../age.js';
 
 type Secret = KubeObject & { data?: Record<string, string>; stringData?: Record<string, string>; type?: string; immutable?: boolean };
 

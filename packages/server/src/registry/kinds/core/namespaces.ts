@@ -1,7 +1,7 @@
-import type { KubeObject, ResourceDefinition } from '../types.js';
-import { nameIsDNSLabel } from '../names.js';
-import { ageColumn, column } from './common.js';
-import { ageOf } from '../age.js';
+import type { KubeObject, ResourceDefinition } from '../../types.js';
+import { nameIsDNSLabel } from '../../names.js';
+import { ageColumn, column } from '../common.js';
+import { ageOf } from '../../age.js';
 
 type Namespace = KubeObject & { spec?: { finalizers?: string[] }; status?: { phase?: string } };
 

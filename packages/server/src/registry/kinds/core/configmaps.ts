@@ -1,8 +1,8 @@
 import { fieldErr, isConfigMapKey, type FieldError } from '@windlass/machinery';
-import type { KubeObject, ResourceDefinition } from '../types.js';
-import { nameIsDNSSubdomain } from '../names.js';
-import { ageColumn, column, maxDataSize, standardVerbs } from './common.js';
-import { ageOf } from '../age.js';
+import type { KubeObject, ResourceDefinition } from '../../types.js';
+import { nameIsDNSSubdomain } from '../../names.js';
+import { ageColumn, column, maxDataSize, standardVerbs } from '../common.js';
+import { ageOf } from '../../age.js';
 
 type ConfigMap = KubeObject & { data?: Record<string, string>; binaryData?: Record<string, string>; immutable?: boolean };
 
