@@ -74,6 +74,10 @@ describe('defaults', () => {
       watchCacheHistoryWindowMs: 5 * 60 * 1000,
       watchCacheSnapshotWindowMs: 75 * 1000,
       workers: 1,
+      maxRequestsInflight: 400,
+      maxMutatingRequestsInflight: 200,
+      requestTimeoutMs: 60_000,
+      shutdownDelayDurationMs: 0,
     });
     expect(parseFlags([]).options).toEqual(defaultServerOptions());
   });
@@ -302,7 +306,11 @@ describe('usage()', () => {
     ['--etcd-servers strings', null],
     ['--feature-gates mapStringBool', null],
     ['-h, --help', null],
+    ['--max-mutating-requests-inflight int', '(default 200)'],
+    ['--max-requests-inflight int', '(default 400)'],
+    ['--request-timeout duration', '(default 1m0s)'],
     ['--secure-port int', '(default 6443)'],
+    ['--shutdown-delay-duration duration', '(default 0s)'],
     ['--storage string', '(default "embedded")'],
     ['--tls-cert-file string', null],
     ['--tls-private-key-file string', null],
@@ -341,7 +349,7 @@ describe('usage()', () => {
 
   it('aligns descriptions in one column', () => {
     const flagLines = section('start');
-    expect(flagLines).toHaveLength(17);
+    expect(flagLines).toHaveLength(21);
     expect(new Set(flagLines.map(column)).size).toBe(1);
   });
 
@@ -411,5 +419,33 @@ describe('compact', () => {
 
   it('asks for help with --help', () => {
     expect(parseFlags(['compact', '--help']).command).toBe('help');
+  });
+});
+
+describe('limits and shutdown (kube-apiserver flags)', () => {
+  it('has kube\'s defaults', () => {
+    const o = start();
+    expect(o.maxRequestsInflight).toBe(400);
+    expect(o.maxMutatingRequestsInflight).toBe(200);
+    expect(o.requestTimeoutMs).toBe(60_000);
+    expect(o.shutdownDelayDurationMs).toBe(0);
+  });
+
+  it('parses each', () => {
+    const o = start('--max-requests-inflight=10', '--max-mutating-requests-inflight', '0', '--request-timeout=1m30s', '--shutdown-delay-duration', '5s');
+    expect(o.maxRequestsInflight).toBe(10);
+    expect(o.maxMutatingRequestsInflight).toBe(0);
+    expect(o.requestTimeoutMs).toBe(90_000);
+    expect(o.shutdownDelayDurationMs).toBe(5000);
+  });
+
+  it.each<[string, string]>([
+    ['--max-requests-inflight=-1', 'invalid argument "-1" for "--max-requests-inflight" flag: --max-requests-inflight can not be negative value'],
+    ['--max-mutating-requests-inflight=x', 'invalid argument "x" for "--max-mutating-requests-inflight" flag: strconv.ParseInt: parsing "x": invalid syntax'],
+    ['--request-timeout=-1s', 'invalid argument "-1s" for "--request-timeout" flag: --request-timeout can not be negative value'],
+    ['--request-timeout=5', 'invalid argument "5" for "--request-timeout" flag: time: missing unit in duration "5"'],
+    ['--shutdown-delay-duration=-2s', 'invalid argument "-2s" for "--shutdown-delay-duration" flag: --shutdown-delay-duration can not be negative value'],
+  ])('refuses %s', (arg, message) => {
+    expect(flagError(['start', arg])).toBe(message);
   });
 });

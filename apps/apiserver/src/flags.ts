@@ -50,6 +50,14 @@ export interface ServerOptions {
    * unset on the command line, one per core with etcd and 1 with embedded storage.
    */
   workers: number;
+  /** kube's --max-requests-inflight: read-only requests in flight before 429; 0: no limit. */
+  maxRequestsInflight: number;
+  /** kube's --max-mutating-requests-inflight: mutating requests in flight before 429; 0: no limit. */
+  maxMutatingRequestsInflight: number;
+  /** kube's --request-timeout in ms: non-long-running requests are answered 504 after it. */
+  requestTimeoutMs: number;
+  /** kube's --shutdown-delay-duration in ms: how long readyz fails while requests are still served before shutdown. */
+  shutdownDelayDurationMs: number;
 }
 
 /** The flags of `windlass compact`. */
@@ -98,6 +106,10 @@ export function defaultServerOptions(): ServerOptions {
     watchCacheSnapshotWindowMs: 75 * 1000,
     // For the default storage, embedded; validate() picks one per core for etcd.
     workers: 1,
+    maxRequestsInflight: 400,
+    maxMutatingRequestsInflight: 200,
+    requestTimeoutMs: 60_000,
+    shutdownDelayDurationMs: 0,
   };
 }
 
@@ -143,6 +155,14 @@ function parseBool(value: string): boolean {
   if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
   if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
   throw `strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`;
+}
+
+// pflag's int: a decimal integer, with kube's check that the value is not negative.
+function parseNonNegativeInt(value: string, flag: string): number {
+  const n = /^[-+]?\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n)) throw `strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`;
+  if (n < 0) throw `--${flag} can not be negative value`;
+  return n;
 }
 
 function parsePort(value: string): number {
@@ -314,12 +334,52 @@ const FLAGS: FlagSpec[] = [
     },
   },
   {
+    name: 'max-mutating-requests-inflight',
+    type: 'int',
+    defaultText: String(defaults.maxMutatingRequestsInflight),
+    usage: 'The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests (429, Retry-After: 1). Zero for no limit. Watches are not counted; members of system:masters are never rejected.',
+    set(s, v) {
+      s.options.maxMutatingRequestsInflight = parseNonNegativeInt(v, 'max-mutating-requests-inflight');
+    },
+  },
+  {
+    name: 'max-requests-inflight',
+    type: 'int',
+    defaultText: String(defaults.maxRequestsInflight),
+    usage: 'The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests (429, Retry-After: 1). Zero for no limit. Watches are not counted; members of system:masters are never rejected.',
+    set(s, v) {
+      s.options.maxRequestsInflight = parseNonNegativeInt(v, 'max-requests-inflight');
+    },
+  },
+  {
+    name: 'request-timeout',
+    type: 'duration',
+    defaultText: formatDuration(defaults.requestTimeoutMs),
+    usage: 'An optional field indicating the duration a handler must keep a request open before timing it out (504). Watches are not subject to it. 0 disables it.',
+    set(s, v) {
+      const ms = parseDuration(v);
+      if (ms < 0) throw '--request-timeout can not be negative value';
+      s.options.requestTimeoutMs = ms;
+    },
+  },
+  {
     name: 'secure-port',
     type: 'int',
     defaultText: String(defaults.securePort),
     usage: 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.',
     set(s, v) {
       s.options.securePort = parsePort(v);
+    },
+  },
+  {
+    name: 'shutdown-delay-duration',
+    type: 'duration',
+    defaultText: formatDuration(defaults.shutdownDelayDurationMs),
+    usage: 'Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure. Graceful termination starts after this delay has elapsed. This can be used to allow load balancer to stop sending traffic to this server.',
+    set(s, v) {
+      const ms = parseDuration(v);
+      if (ms < 0) throw '--shutdown-delay-duration can not be negative value';
+      s.options.shutdownDelayDurationMs = ms;
     },
   },
   {

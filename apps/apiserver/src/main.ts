@@ -19,7 +19,7 @@ async function start(o: ServerOptions): Promise<void> {
   const server = newAPIServer(o, storage, creds);
   const port = await server.listen(o.securePort, o.bindAddress);
   await announce(o, port, creds);
-  exitOnSignals(() => ({ server, storage }));
+  exitOnSignals(() => ({ server, storage }), o.shutdownDelayDurationMs);
 }
 
 async function main(): Promise<void> {

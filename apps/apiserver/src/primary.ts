@@ -17,7 +17,7 @@ import { isConfigRequest, isListeningMessage, type ConfigMessage } from './worke
 /** A worker that lived this long counts as healthy: the restart delay starts over. */
 const healthyAfterMs = 30_000;
 const maxRestartDelayMs = 30_000;
-/** Workers still running this long after SIGTERM are killed. */
+/** Workers still running this long after SIGTERM (beyond their shutdown delay and request timeout) are killed. */
 const stopGraceMs = 30_000;
 
 interface WorkerState {
@@ -88,7 +88,7 @@ export async function runPrimary(o: ServerOptions, creds: Credentials): Promise<
     for (const w of workers.keys()) w.process.kill('SIGTERM');
     setTimeout(() => {
       for (const w of workers.keys()) w.process.kill('SIGKILL');
-    }, stopGraceMs).unref();
+    }, stopGraceMs + o.shutdownDelayDurationMs + o.requestTimeoutMs).unref();
   };
 
   cluster.on('exit', (w, code, signal) => {

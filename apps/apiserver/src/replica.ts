@@ -3,7 +3,7 @@
  * `--workers N`: the one-time setup (credentials, kubeconfig, the lines scripts parse)
  * and one replica (a storage connection and an APIServer with its own watch cache).
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import {
@@ -84,7 +84,35 @@ export function newAPIServer(o: ServerOptions, storage: Storage, creds: { tls: {
     compactionIntervalMs: o.etcdCompactionIntervalMs,
     compression: o.featureGates.APIResponseCompression,
     cacher: { historyWindowMs: o.watchCacheHistoryWindowMs, snapshotWindowMs: o.watchCacheSnapshotWindowMs },
+    operations: {
+      maxRequestsInflight: o.maxRequestsInflight,
+      maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,
+      requestTimeoutMs: o.requestTimeoutMs,
+      storageSize: () => storageSize(o),
+    },
   });
+}
+
+/** The store's size on disk for apiserver_storage_size_bytes: etcd's dbSize per member, or the SQLite file and its WAL. */
+async function storageSize(o: ServerOptions): Promise<{ endpoint: string; bytes: number }[]> {
+  if (o.storage === 'etcd') {
+    const sizes = await Promise.all(o.etcdServers.map(async (endpoint) => {
+      try {
+        // etcd's gRPC gateway: the same Status call etcdctl endpoint status makes.
+        const res = await fetch(new URL('/v3/maintenance/status', endpoint), { method: 'POST', body: '{}', signal: AbortSignal.timeout(1000) });
+        const body = (await res.json()) as { dbSize?: string };
+        return body.dbSize === undefined ? null : { endpoint, bytes: Number(body.dbSize) };
+      } catch {
+        return null;
+      }
+    }));
+    return sizes.filter((s): s is { endpoint: string; bytes: number } => s !== null);
+  }
+  const path = embeddedPath(o);
+  if (path === ':memory:') return [];
+  let bytes = 0;
+  for (const file of [path, `${path}-wal`]) bytes += await stat(file).then((s) => s.size, () => 0);
+  return [{ endpoint: path, bytes }];
 }
 
 /** Writes the kubeconfig and prints where the server is; tests and scripts parse "secure port: N". */
@@ -100,14 +128,18 @@ export async function announce(o: ServerOptions, port: number, creds: Credential
   console.log(`Point kubectl at it:\n  kubectl --kubeconfig ${kubeconfig} get namespaces\n  export KUBECONFIG=${kubeconfig}`);
 }
 
-/** Closes server and storage, then exits 0, on the first SIGINT or SIGTERM. */
-export function exitOnSignals(replica: () => { server?: APIServer; storage?: Storage }): void {
+/**
+ * On the first SIGINT or SIGTERM: shuts the server down gracefully (readyz fails for
+ * --shutdown-delay-duration, then in-flight requests finish and watches end cleanly),
+ * closes storage and exits 0.
+ */
+export function exitOnSignals(replica: () => { server?: APIServer; storage?: Storage }, shutdownDelayMs = 0): void {
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
     const { server, storage } = replica();
-    await server?.close();
+    await server?.shutdown(shutdownDelayMs);
     await storage?.close();
     process.exit(0);
   };

@@ -62,7 +62,7 @@ export async function runWorker(o: ServerOptions): Promise<void> {
   let storage: Storage | undefined;
   let server: APIServer | undefined;
   // From the start: the primary forwards SIGTERM to a worker that may still be opening storage.
-  exitOnSignals(() => ({ server, storage }));
+  exitOnSignals(() => ({ server, storage }), o.shutdownDelayDurationMs);
   const config = await requestConfig();
   storage = await openStorageOrExit(o);
   server = newAPIServer(o, storage, config);

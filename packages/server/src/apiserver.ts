@@ -33,6 +33,8 @@ import { compactRoute } from './compactendpoint.js';
 import { identityRoute } from './identityendpoint.js';
 import { Cacher, defaultCacherOptions, type CacherOptions } from './cacher/cacher.js';
 import { RegistryWatch } from './cacher/registrywatch.js';
+import { ServerOperations, type OperationsOptions, type ResourceHandler } from './filters/operations.js';
+import { healthRoutes, withTimeout, type HealthCheck } from './filters/health.js';
 
 export interface UserInfo {
   name: string;
@@ -58,6 +60,8 @@ export interface APIServerOptions {
   compression?: boolean;
   /** Watch cache tuning (history window, snapshot window, bookmark interval, …). */
   cacher?: Partial<CacherOptions>;
+  /** In-flight limits, request timeout and the store's size for metrics (kube's defaults when unset). */
+  operations?: OperationsOptions;
 }
 
 /** Paths kube's default RBAC lets anyone read (system:public-info-viewer). */
@@ -76,21 +80,33 @@ export class APIServer {
   readonly registryWatch: RegistryWatch;
   private readonly compression: boolean;
   private address = '127.0.0.1:0';
+  /** Metrics, limits, timeouts, health and shutdown around the request path. */
+  readonly operations: ServerOperations;
+  private readonly storage: Storage;
+  private readonly serveBound: ResourceHandler = (req, res, info, query) => this.serveResource(req, res, info, query);
+  private bootstrapped = false;
+  /** Set once shutdown stops taking new connections: answers then close theirs. */
+  private draining = false;
+  private listenerClosed?: Promise<void>;
 
   constructor(private opts: APIServerOptions) {
     this.registry = new APIRegistry(opts.resources ?? builtinResources);
     const prefix = opts.registryPrefix ?? '/registry';
     const cacherOptions = { ...defaultCacherOptions, ...(opts.cacher ?? {}) };
     this.compression = opts.compression ?? true;
-    this.registryWatch = new RegistryWatch(opts.storage, `${prefix}/`, { consistencyWaitMs: cacherOptions.consistencyWaitMs });
+    this.operations = new ServerOperations(prefix, () => this.cachedResources(), opts.operations);
+    for (const def of this.registry.all()) this.operations.addResource(def);
+    // Every store request is timed and counted (etcd_request_duration_seconds) by one wrapper.
+    const storage = (this.storage = this.operations.wrapStorage(opts.storage));
+    this.registryWatch = new RegistryWatch(storage, `${prefix}/`, { consistencyWaitMs: cacherOptions.consistencyWaitMs });
     // One watch cache per stored resource per replica, all fed by one storage watch, however many
     // clients watch; the versions of a resource (autoscaling/v1 and v2) share its keys and cache.
     const cachers = new Map<string, Cacher>();
     for (const def of this.registry.all()) {
-      const store = new Store(def, opts.storage, prefix);
+      const store = new Store(def, storage, prefix);
       if (def.stored !== false) {
         let cacher = cachers.get(store.resourcePrefix);
-        if (!cacher) cachers.set(store.resourcePrefix, (cacher = new Cacher(store.resourcePrefix, opts.storage, cacherOptions, this.registryWatch, store.attrsOf)));
+        if (!cacher) cachers.set(store.resourcePrefix, (cacher = new Cacher(store.resourcePrefix, storage, cacherOptions, this.registryWatch, store.attrsOf)));
         store.cacher = cacher;
       }
       this.stores.set(def, store);
@@ -101,7 +117,7 @@ export class APIServer {
     for (const s of namespacedStores) s.addCreateAdmission(namespaceExists(namespaces));
     this.namespaceController = new NamespaceController(namespaces, () => perKeyPrefix);
     this.compactor = new Compactor({
-      storage: opts.storage, key: compactKey(prefix), intervalMs: opts.compactionIntervalMs ?? defaultCompactionIntervalMs,
+      storage: storage, key: compactKey(prefix), intervalMs: opts.compactionIntervalMs ?? defaultCompactionIntervalMs,
       onCompacted: (revision) => this.compacted(revision),
     });
     this.app = this.buildApp();
@@ -120,7 +136,8 @@ export class APIServer {
     app.use(express.raw({ type: () => true, limit: maxRequestBodyBytes }));
     app.use(compactRoute(this.compactor, { authenticating: this.opts.authenticator !== undefined }));
     app.use(identityRoute());
-    app.get(['/healthz', '/livez', '/readyz'], (req, res) => void this.health(req, res));
+    app.use(this.operations.metricsRoute(this.opts.authenticator !== undefined));
+    app.use(healthRoutes({ healthz: () => this.healthChecks('healthz'), livez: () => this.healthChecks('livez'), readyz: () => this.healthChecks('readyz') }));
     app.get(['/version', '/version/'], (req, res) => writeObject(res, 200, serverVersion, { mediaType: 'application/json', pretty: true }));
     app.use(openAPIRoutes(this.registry));
     app.use((req, res) => this.serveNonResource(req, res));
@@ -149,14 +166,22 @@ export class APIServer {
         return;
       }
       if (info.isResourceRequest) {
-        if (this.opts.authenticator && !this.opts.authenticator.authenticate(req.headers.authorization)) {
-          writeError(res, newUnauthorized());
-          return;
+        let groups: string[] | undefined;
+        if (this.opts.authenticator) {
+          const user = this.opts.authenticator.authenticate(req.headers.authorization);
+          if (!user) {
+            writeError(res, newUnauthorized());
+            return;
+          }
+          groups = user.groups;
         }
-        this.serveResource(req, res, info, query).catch((err) => writeError(res, err));
+        if (this.draining) res.shouldKeepAlive = false;
+        const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
+        void this.operations.serve(req, res, url, info, query, groups, def, this.serveBound);
         return;
       }
     }
+    if (this.draining) res.shouldKeepAlive = false;
     this.app(req, res);
   };
 
@@ -168,13 +193,34 @@ export class APIServer {
     next();
   }
 
-  private async health(req: Request, res: Response): Promise<void> {
-    try {
-      await this.opts.storage.currentRevision();
-      res.status(200).type('text/plain').end('ok');
-    } catch (err) {
-      res.status(500).type('text/plain').end(`[-]etcd failed: ${(err as Error).message}\nhealthz check failed`);
+  /** kube's named checks of each health endpoint, in kube's order. */
+  private healthChecks(endpoint: 'healthz' | 'livez' | 'readyz'): HealthCheck[] {
+    const storage = this.storage;
+    const checks: HealthCheck[] = [
+      { name: 'ping', check: () => undefined },
+      { name: 'log', check: () => undefined },
+      // kube's --etcd-healthcheck-timeout (2s) and --etcd-readycheck-timeout (2s).
+      { name: 'etcd', check: () => withTimeout(2000, () => storage.currentRevision()) },
+    ];
+    if (endpoint === 'readyz') {
+      checks.push({ name: 'etcd-readiness', check: () => withTimeout(2000, () => storage.currentRevision()) });
+      checks.push({ name: 'informer-sync', check: () => { if (this.cachedResources().some((r) => !r.cacher.live)) throw new Error('watch caches not synced'); } });
     }
+    checks.push({ name: 'poststarthook/start-system-namespaces-controller', check: () => { if (!this.bootstrapped) throw new Error('not finished'); } });
+    if (endpoint === 'readyz') checks.push({ name: 'shutdown', check: () => { if (this.operations.shuttingDown) throw new Error('process is shutting down'); } });
+    return checks;
+  }
+
+  /** Each stored resource's definition and watch cache, one per cache. */
+  private cachedResources(): { def: ResourceDefinition; cacher: Cacher }[] {
+    const seen = new Set<Cacher>();
+    const out: { def: ResourceDefinition; cacher: Cacher }[] = [];
+    for (const store of this.stores.values()) {
+      if (!store.cacher || seen.has(store.cacher)) continue;
+      seen.add(store.cacher);
+      out.push({ def: store.def, cacher: store.cacher });
+    }
+    return out;
   }
 
   private serveNonResource(req: Request, res: Response): void {
@@ -218,6 +264,7 @@ export class APIServer {
     const body = verbsWithBody.has(info.verb) ? await readBody(req, res) : noBody;
     const gzip = this.compression && acceptsGzip(req.headers['accept-encoding']);
     const scope: RequestScope = { req, res, info, query, def, store: this.stores.get(def)!, negotiated, body, gzip };
+    if (info.verb === 'watch') scope.watch = this.operations.watchHooks(def);
     switch (info.verb) {
       case 'get': return getResource(scope);
       case 'list': return listResource(scope);
@@ -248,6 +295,7 @@ export class APIServer {
       }
     }
     await this.namespaceController.resync();
+    this.bootstrapped = true;
   }
 
   /** After the store was compacted to `revision`: caches drop older history and snapshots. */
@@ -273,13 +321,38 @@ export class APIServer {
     return addr.port;
   }
 
+  /**
+   * Graceful shutdown, as kube-apiserver on SIGTERM: readiness fails at once, requests are
+   * still served for `delayMs` (--shutdown-delay-duration, so load balancers stop sending),
+   * then the listener closes, open watches end cleanly (the client sees the stream end and
+   * resumes elsewhere), in-flight requests finish (up to the request timeout), and the
+   * server closes.
+   */
+  async shutdown(delayMs = 0): Promise<void> {
+    this.operations.shuttingDown = true;
+    if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+    this.draining = true;
+    const server = this.server;
+    if (server && !this.listenerClosed) this.listenerClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server?.closeIdleConnections();
+    this.operations.endWatches();
+    await this.operations.drained(this.operations.requestTimeoutMs || 60_000);
+    await this.close();
+  }
+
   async close(): Promise<void> {
+    this.operations.stop();
     this.namespaceController.stop();
     this.compactor.stop();
     for (const store of this.stores.values()) store.cacher?.stop();
     this.registryWatch.stop();
     const server = this.server;
     if (!server) return;
+    if (this.listenerClosed) {
+      server.closeAllConnections();
+      await this.listenerClosed;
+      return;
+    }
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();

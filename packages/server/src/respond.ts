@@ -37,7 +37,17 @@ export function writeBytes(res: ServerResponse, code: number, body: string | Buf
   send(res, code, mediaType, bytes);
 }
 
+/** The body size of the last answer written through send(), for apiserver_response_sizes. */
+const kBodyLength = Symbol('windlass.bodyLength');
+
+export function bodyLength(res: ServerResponse): number {
+  return (res as ServerResponse & { [kBodyLength]?: number })[kBodyLength] ?? 0;
+}
+
 function send(res: ServerResponse, code: number, mediaType: string, bytes: Buffer): void {
+  // A request answered 504 by the request timeout: its handler's late answer is dropped.
+  if (res.headersSent) return;
+  (res as ServerResponse & { [kBodyLength]?: number })[kBodyLength] = bytes.length;
   // One writeHead with every header: the cheapest way through Node's header bookkeeping.
   res.writeHead(code, { 'Content-Type': mediaType, 'Cache-Control': 'no-cache, private', 'Content-Length': bytes.length });
   res.end(bytes);

@@ -59,6 +59,8 @@ export class Cacher implements RegistryWatchTarget {
   private bookmarkTimer?: NodeJS.Timeout;
   /** Bumped on every (re)initialisation, so a superseded list is dropped. */
   private generation = 0;
+  /** Counts kube's watch-cache metrics report (read at scrape time). */
+  readonly stats = { initializations: 0, initEvents: 0, eventsReceived: 0, eventsDispatched: 0 };
 
   constructor(
     readonly prefix: string,
@@ -112,6 +114,8 @@ export class Cacher implements RegistryWatchTarget {
     }
     if (gen !== this.generation) return;
     this.cache.reset(items, at);
+    this.stats.initializations++;
+    this.stats.initEvents += items.length;
     this.isLive = true;
     const now = Date.now();
     for (const ev of pending) this.apply(ev, now);
@@ -155,6 +159,8 @@ export class Cacher implements RegistryWatchTarget {
       ev = new CacheEvent(prev ? 'MODIFIED' : 'ADDED', sev.revision, sev.key, obj, prev, now);
     }
     this.cache.apply(ev);
+    this.stats.eventsReceived++;
+    if (this.watchers.size > 0) this.stats.eventsDispatched++;
     for (const w of this.watchers) {
       w.process(ev);
       if (w.closed) this.watchers.delete(w);

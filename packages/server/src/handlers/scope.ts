@@ -4,6 +4,7 @@ import type { RequestInfo } from '../requestinfo.js';
 import type { ResourceDefinition } from '../registry/types.js';
 import type { Store } from '../registry/store.js';
 import type { Negotiated } from '../negotiation.js';
+import type { WatchHooks } from '../filters/operations.js';
 
 export interface RequestScope {
   req: IncomingMessage;
@@ -17,4 +18,6 @@ export interface RequestScope {
   body: Buffer;
   /** Large responses are gzipped: the server compresses and the client accepts it. */
   gzip: boolean;
+  /** Watches only: where events are counted, and how shutdown ends the stream cleanly. */
+  watch?: WatchHooks;
 }

@@ -43,9 +43,11 @@ export async function watchResource(s: RequestScope): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   let bookmarkTimer: NodeJS.Timeout | undefined;
   let active: ActiveWatch | undefined;
+  const hooks = s.watch;
   const finish = () => {
     if (ended) return;
     ended = true;
+    hooks?.open.delete(finish);
     if (timer) clearTimeout(timer);
     if (bookmarkTimer) clearTimeout(bookmarkTimer);
     active?.stop();
@@ -57,7 +59,9 @@ export async function watchResource(s: RequestScope): Promise<void> {
     initialEventsEnd: (revision) => bookmark(revision, { 'k8s.io/initial-events-end': 'true' }),
     errorEvent: (status: Status) => line('ERROR', status),
     write: (bytes) => {
-      if (!ended) res.write(bytes);
+      if (ended) return;
+      res.write(bytes);
+      hooks?.events.sent(bytes.length);
     },
     buffered: () => res.writableLength,
     close: finish,
@@ -86,5 +90,8 @@ export async function watchResource(s: RequestScope): Promise<void> {
     return;
   }
   if (ended) active.stop();
-  else res.flushHeaders();
+  else {
+    hooks?.open.add(finish);
+    res.flushHeaders();
+  }
 }

@@ -1,0 +1,77 @@
+/**
+ * /healthz, /livez and /readyz as kube's healthz package serves them: named checks, `ok` when
+ * all pass (`?verbose` lists them, `?exclude=name` skips one), every check listed with
+ * `[-]name failed: reason withheld` and 500 when one fails, and /readyz/<name> for one check.
+ */
+import { Router, type Request, type Response } from 'express';
+
+export interface HealthCheck {
+  name: string;
+  /** Throws (or rejects) when unhealthy; the message goes to the individual check's page only. */
+  check(): void | Promise<void>;
+}
+
+function queryList(v: unknown): string[] {
+  if (v === undefined) return [];
+  return (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
+}
+
+function plain(res: Response, code: number, body: string): void {
+  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+  res.end(body);
+}
+
+async function failed(c: HealthCheck): Promise<Error | null> {
+  try {
+    await c.check();
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
+  }
+}
+
+async function serveRoot(name: string, checks: HealthCheck[], req: Request, res: Response): Promise<void> {
+  const excluded = new Set(queryList(req.query.exclude));
+  let out = '';
+  let anyFailed = false;
+  const results = await Promise.all(checks.map((c) => (excluded.has(c.name) ? null : failed(c))));
+  checks.forEach((c, i) => {
+    if (excluded.delete(c.name)) {
+      out += `[+]${c.name} excluded: ok\n`;
+      return;
+    }
+    const err = results[i];
+    if (err) {
+      anyFailed = true;
+      out += `[-]${c.name} failed: reason withheld\n`;
+    } else out += `[+]${c.name} ok\n`;
+  });
+  if (excluded.size > 0) out += `warn: some health checks cannot be excluded: no matches for ${[...excluded].sort().map((e) => `"${e}"`).join(',')}\n`;
+  // kube is always verbose on failure (http.Error adds the newline).
+  if (anyFailed) return plain(res, 500, `${out}${name} check failed\n`);
+  if (req.query.verbose === undefined) return plain(res, 200, 'ok');
+  plain(res, 200, `${out}${name} check passed\n`);
+}
+
+/** Routes for each endpoint name (healthz, livez, readyz) and its checks, in kube's order. */
+export function healthRoutes(endpoints: Record<string, () => HealthCheck[]>): Router {
+  const router = Router();
+  for (const [name, checks] of Object.entries(endpoints)) {
+    router.get(`/${name}`, (req, res) => void serveRoot(name, checks(), req, res));
+    router.get(`/${name}/*check`, (req, res, next) => {
+      const checkName = (req.params as { check: string[] }).check.join('/');
+      const c = checks().find((x) => x.name === checkName);
+      if (!c) return next();
+      void failed(c).then((err) => (err ? plain(res, 500, `internal server error: ${err.message}\n`) : plain(res, 200, 'ok')));
+    });
+  }
+  return router;
+}
+
+/** Rejects after `ms` with kube's message for a check that did not answer. */
+export function withTimeout(ms: number, run: () => Promise<unknown>): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`context deadline exceeded (${ms} ms)`)), ms);
+    run().then(() => { clearTimeout(timer); resolve(); }, (err) => { clearTimeout(timer); reject(err); });
+  });
+}

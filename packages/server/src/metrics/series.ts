@@ -1,0 +1,163 @@
+/**
+ * Metric families whose series are plain objects the hot path holds on to: recording is an
+ * increment on a number, with no label hashing or string building per request (prom-client's
+ * own children hash their labels on every observation). A family implements prom-client's
+ * metric interface (name, help, type, get), so it is exposed by a prom-client Registry beside
+ * the library's own metrics.
+ */
+import type { Registry } from 'prom-client';
+
+/** What a prom-client Registry reads from a metric when it writes the text format. */
+interface Sample {
+  labels: Labels;
+  value: number;
+  metricName?: string;
+}
+interface Exposed {
+  name: string;
+  help: string;
+  type: string;
+  aggregator: string;
+  values: Sample[];
+}
+
+type Labels = Record<string, string>;
+
+/** Label names in the order client_golang writes them: sorted. */
+function sortedLabels(names: readonly string[], values: readonly string[]): Labels {
+  const pairs = names.map((n, i) => [n, values[i] ?? ''] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const labels: Labels = {};
+  for (const [n, v] of pairs) labels[n] = v;
+  return labels;
+}
+
+/** Go's strconv.FormatFloat(f, 'g', -1, 64), as client_golang writes `le`: 1e+06, not 1000000. */
+export function goFloat(f: number): string {
+  if (f === Infinity) return '+Inf';
+  if (f === 0) return '0';
+  const exp = Math.floor(Math.log10(Math.abs(f)));
+  if (exp < -4 || exp >= 6) {
+    const [mant, e] = f.toExponential().split('e');
+    const n = Number(e);
+    return `${mant}e${n < 0 ? '-' : '+'}${String(Math.abs(n)).padStart(2, '0')}`;
+  }
+  return String(f);
+}
+
+abstract class Family<S> {
+  protected series: S[] = [];
+  readonly aggregator = 'sum' as const;
+  abstract readonly type: string;
+  /** Sets series values just before a scrape, for values the server already keeps (cache sizes, counters of its own). */
+  collect?: () => void | Promise<void>;
+  constructor(readonly name: string, readonly help: string, readonly labelNames: readonly string[]) {}
+
+  register(registry: Registry): this {
+    registry.registerMetric(this as never);
+    return this;
+  }
+
+  reset(): void {
+    this.series = [];
+  }
+
+  abstract get(): Promise<Exposed>;
+}
+
+export class CounterSeries {
+  value = 0;
+  constructor(readonly labels: Labels) {}
+  inc(n = 1): void {
+    this.value += n;
+  }
+}
+
+export class GaugeSeries extends CounterSeries {
+  dec(n = 1): void {
+    this.value -= n;
+  }
+  set(v: number): void {
+    this.value = v;
+  }
+}
+
+export class Counter extends Family<CounterSeries> {
+  readonly type = 'counter';
+  /** A new series; the caller keeps it (the family never looks series up by labels). */
+  child(...values: string[]): CounterSeries {
+    const s = new CounterSeries(sortedLabels(this.labelNames, values));
+    this.series.push(s);
+    return s;
+  }
+  async get(): Promise<Exposed> {
+    await this.collect?.();
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: this.series.map((s) => ({ labels: s.labels, value: s.value })) };
+  }
+}
+
+export class Gauge extends Family<GaugeSeries> {
+  readonly type = 'gauge';
+  child(...values: string[]): GaugeSeries {
+    const s = new GaugeSeries(sortedLabels(this.labelNames, values));
+    this.series.push(s);
+    return s;
+  }
+  async get(): Promise<Exposed> {
+    await this.collect?.();
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: this.series.map((s) => ({ labels: s.labels, value: s.value })) };
+  }
+}
+
+export class HistogramSeries {
+  /** Per-bucket (not cumulative) counts; the last is +Inf. */
+  readonly counts: Float64Array;
+  sum = 0;
+  count = 0;
+  constructor(readonly labels: Labels, private readonly bounds: readonly number[]) {
+    this.counts = new Float64Array(bounds.length + 1);
+  }
+  observe(v: number): void {
+    const b = this.bounds;
+    let i = 0;
+    while (i < b.length && v > b[i]) i++;
+    this.counts[i]++;
+    this.sum += v;
+    this.count++;
+  }
+}
+
+export class Histogram extends Family<HistogramSeries> {
+  readonly type = 'histogram';
+  private readonly le: string[];
+  constructor(name: string, help: string, labelNames: readonly string[], readonly buckets: readonly number[]) {
+    super(name, help, labelNames);
+    this.le = [...buckets.map(goFloat), '+Inf'];
+  }
+  child(...values: string[]): HistogramSeries {
+    const s = new HistogramSeries(sortedLabels(this.labelNames, values), this.buckets);
+    this.series.push(s);
+    return s;
+  }
+  async get(): Promise<Exposed> {
+    await this.collect?.();
+    const values: Sample[] = [];
+    const bucketName = `${this.name}_bucket`;
+    for (const s of this.series) {
+      let acc = 0;
+      for (let i = 0; i < this.le.length; i++) {
+        acc += s.counts[i];
+        values.push({ labels: { ...s.labels, le: this.le[i] }, value: acc, metricName: bucketName });
+      }
+      values.push({ labels: s.labels, value: s.sum, metricName: `${this.name}_sum` });
+      values.push({ labels: s.labels, value: s.count, metricName: `${this.name}_count` });
+    }
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+  }
+}
+
+/** client_golang's ExponentialBuckets. */
+export function exponentialBuckets(start: number, factor: number, count: number): number[] {
+  const out: number[] = [];
+  for (let i = 0, v = start; i < count; i++, v *= factor) out.push(v);
+  return out;
+}
