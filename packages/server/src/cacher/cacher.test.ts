@@ -69,18 +69,24 @@ test('a watcher that stops reading is closed; the others keep receiving everythi
   await storage.close();
 });
 
-test('snapshots answer for the state at each event revision; the ring says how far back a watch may start', async () => {
+test('a paged list\'s snapshot keeps answering for its revision after later events; the ring says how far back a watch may start', async () => {
   const storage = new EmbeddedStorage({ path: ':memory:' });
   const cacher = new Cacher(prefix, storage, { ...defaultCacherOptions, maxEvents: 3 });
   await cacher.whenReady();
+  const names = (tree: ReturnType<typeof cacher.cache.snapshotAt>) => [...tree!.values()].map((o) => `${o.object.metadata.name}=${(o.object.data as any).v}`);
   const r1 = (await storage.create(`${prefix}ns/a`, value('a', '1'))).modRevision;
+  await settle(cacher, storage);
+  const listed = cacher.current(true);
   const r2 = (await storage.update(`${prefix}ns/a`, value('a', '2'), r1)).modRevision;
   const r3 = (await storage.create(`${prefix}ns/b`, value('b', '1'))).modRevision;
   await settle(cacher, storage);
-  const at = (rev: number) => [...cacher.cache.snapshotAt(rev)!.values()].map((o) => `${o.object.metadata.name}=${(o.object.data as any).v}`);
-  expect(at(r1)).toEqual(['a=1']);
-  expect(at(r2)).toEqual(['a=2']);
-  expect(at(r3)).toEqual(['a=2', 'b=1']);
+  expect(listed.revision).toBeGreaterThanOrEqual(r1);
+  expect(listed.revision).toBeLessThan(r2);
+  expect(names(listed.tree)).toEqual(['a=1']);
+  expect(names(cacher.cache.snapshotAt(listed.revision))).toEqual(['a=1']);
+  expect(names(cacher.cache.snapshotAt(r3))).toEqual(['a=2', 'b=1']);
+  // No list was served at r2: no snapshot holds it, and such a list reads the store instead.
+  expect(cacher.cache.snapshotAt(r2)).toBeUndefined();
   for (let i = 0; i < 3; i++) await storage.create(`${prefix}ns/c${i}`, value('c', '1'));
   await settle(cacher, storage);
   // Only the last 3 events are kept: a watch from before them is expired.
@@ -100,6 +106,26 @@ test('the initial list is read in pages at one revision and holds every object',
   await cacher.whenReady();
   expect(cacher.cache.tree.size).toBe(2500);
   expect(cacher.cache.resourceVersion).toBe(await storage.currentRevision());
+  cacher.stop();
+  await storage.close();
+});
+
+test('expired events and snapshots are let go even when few are live (no unbounded arrays at low write rates)', async () => {
+  const storage = new EmbeddedStorage({ path: ':memory:' });
+  const cacher = new Cacher(prefix, storage, { ...defaultCacherOptions, historyWindowMs: 0, snapshotWindowMs: 0 });
+  await cacher.whenReady();
+  for (let i = 0; i < 3000; i++) {
+    await storage.create(`${prefix}ns/o${i}`, value(`o${i}`, 'x'));
+    if (i % 100 === 0) cacher.current(true);
+    // A new millisecond each time, so every earlier entry is outside the 0 ms windows.
+    if (i % 500 === 0) await new Promise((r) => setTimeout(r, 2));
+  }
+  await settle(cacher, storage);
+  const internals = cacher.cache as unknown as { ring: unknown[]; snapshots: unknown[] };
+  // Dead prefixes are sliced away once over 1024: without that they grew to 3000 and 30.
+  expect(internals.ring.length).toBeLessThan(2100);
+  expect(internals.ring.filter((e) => e !== undefined).length).toBeLessThan(1100);
+  expect(cacher.cache.tree.size).toBe(3000);
   cacher.stop();
   await storage.close();
 });

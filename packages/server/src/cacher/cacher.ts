@@ -160,11 +160,14 @@ export class Cacher implements RegistryWatchTarget {
     }
     this.cache.apply(ev);
     this.stats.eventsReceived++;
-    if (this.watchers.size > 0) this.stats.eventsDispatched++;
+    if (this.watchers.size === 0) return;
+    this.stats.eventsDispatched++;
+    ev.holdEventLines();
     for (const w of this.watchers) {
       w.process(ev);
       if (w.closed) this.watchers.delete(w);
     }
+    ev.dropEventLines();
   }
 
   progress(revision: number): void {
@@ -233,9 +236,13 @@ export class Cacher implements RegistryWatchTarget {
     return rev !== null && this.isLive ? rev : null;
   }
 
-  /** The current state and the revision it is at, as a snapshot no later event changes. */
-  current(): { tree: Tree; revision: number } {
-    return { tree: this.cache.tree.clone(), revision: this.cache.resourceVersion };
+  /**
+   * The current state and the revision it is at. `paged`: the state is recorded as a snapshot,
+   * so the list's continuations (at this revision) find it; otherwise the live tree, which
+   * serving a page reads synchronously, before any event can change it.
+   */
+  current(paged: boolean): { tree: Tree; revision: number } {
+    return { tree: paged ? this.cache.snapshot() : this.cache.tree, revision: this.cache.resourceVersion };
   }
 
   /**

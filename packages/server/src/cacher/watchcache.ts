@@ -1,7 +1,10 @@
 /**
  * The state of one resource type in one replica: the current objects in key order, a ring of
- * recent events for watch resume, and copy-on-write snapshots of the key space per event
- * revision for Exact and continuation lists (DESIGN.md, "Watch cache and snapshots").
+ * recent events for watch resume, and copy-on-write snapshots of the key space for Exact and
+ * continuation lists (DESIGN.md, "Watch cache and snapshots"). A snapshot is taken when a
+ * list needs one (a paged list, whose continuations come back at its revision), not per
+ * event: a clone makes the next write copy the B-tree path it touches (~2 KB for 1.5 KB
+ * objects), which per event would double the cache's memory for the snapshot window.
  */
 import { BTree } from './btree.js';
 import type { CachedObject } from './cachedobject.js';
@@ -24,15 +27,36 @@ export class CacheEvent {
   /** The previous object at this event's revision: what a watcher whose selector it leaves gets as DELETED. Shared by all such watchers. */
   prevAtRevision(): CachedObject | undefined {
     if (!this.prevObject) return undefined;
-    this.prevAtRev ??= this.prevObject.atRevision(this.revision);
+    if (!this.prevAtRev) {
+      this.prevAtRev = this.prevObject.atRevision(this.revision);
+      if (this.sharing) this.prevAtRev.holdEventLines();
+    }
     return this.prevAtRev;
+  }
+
+  private sharing = false;
+
+  /** While the event is fanned out, watchers share its encoded lines; afterwards nothing extra is kept. */
+  holdEventLines(): void {
+    this.sharing = true;
+    this.object.holdEventLines();
+    this.prevAtRev?.holdEventLines();
+  }
+
+  dropEventLines(): void {
+    this.sharing = false;
+    this.object.dropEventLines();
+    this.prevAtRev?.dropEventLines();
   }
 }
 
 export type Tree = BTree<string, CachedObject>;
 
 interface Snapshot {
+  /** The last event's revision when it was taken: the state holds from here… */
   revision: number;
+  /** …up to (not including) the next event's revision; Infinity until that event comes. */
+  until: number;
   tree: Tree;
   time: number;
 }
@@ -72,17 +96,18 @@ export class WatchCache {
     this.lastEventRevision = revision;
     this.ring = [];
     this.ringStart = 0;
-    this.snapshots = [{ revision, tree: tree.clone(), time: Date.now() }];
+    this.snapshots = [{ revision, until: Infinity, tree: tree.clone(), time: Date.now() }];
     this.snapshotStart = 0;
   }
 
   apply(ev: CacheEvent): void {
+    const open = this.snapshots[this.snapshots.length - 1];
+    if (open && open.until === Infinity && this.snapshots.length > this.snapshotStart) open.until = ev.revision;
     if (ev.type === 'DELETED') this.tree.delete(ev.key);
     else this.tree.set(ev.key, ev.object);
     this.resourceVersion = Math.max(this.resourceVersion, ev.revision);
     this.lastEventRevision = ev.revision;
     this.ring.push(ev);
-    this.snapshots.push({ revision: ev.revision, tree: this.tree.clone(), time: ev.time });
     this.prune(ev.time);
   }
 
@@ -103,10 +128,23 @@ export class WatchCache {
     return live.slice(lo);
   }
 
-  /** The key space exactly as of `revision`, if a snapshot still holds it. */
+  /**
+   * The current key space as a snapshot no later event changes, recorded so that lists
+   * continuing at this revision find it (one snapshot serves every list until the next event).
+   */
+  snapshot(now = Date.now()): Tree {
+    const last = this.snapshots[this.snapshots.length - 1];
+    if (last && last.until === Infinity && this.snapshots.length > this.snapshotStart) return last.tree;
+    const tree = this.tree.clone();
+    this.snapshots.push({ revision: this.lastEventRevision, until: Infinity, tree, time: now });
+    this.prune(now);
+    return tree;
+  }
+
+  /** The key space exactly as of `revision`, if the current state or a snapshot holds it. */
   snapshotAt(revision: number): Tree | undefined {
     if (revision <= this.compactedRevision || revision > this.resourceVersion) return undefined;
-    if (revision >= this.lastEventRevision) return this.tree.clone();
+    if (revision >= this.lastEventRevision) return this.snapshot();
     const snaps = this.snapshots;
     let lo = this.snapshotStart, hi = snaps.length;
     while (lo < hi) {
@@ -114,18 +152,16 @@ export class WatchCache {
       if (snaps[mid].revision <= revision) lo = mid + 1;
       else hi = mid;
     }
-    // Every event leaves a snapshot, so the last one at or before the revision is the state
-    // at it; before the oldest kept snapshot the state is unknown.
     const i = lo - 1;
-    return i < this.snapshotStart ? undefined : snaps[i].tree;
+    return i >= this.snapshotStart && revision < snaps[i].until ? snaps[i].tree : undefined;
   }
 
   /** Drops history and snapshots at or below a compacted revision. */
   compacted(revision: number): void {
     this.compactedRevision = Math.max(this.compactedRevision, revision);
-    while (this.ringStart < this.ring.length && this.ring[this.ringStart].revision <= revision) this.ringStart++;
+    while (this.ringStart < this.ring.length && this.ring[this.ringStart].revision <= revision) this.dropOldestEvent();
     this.oldestRevision = Math.max(this.oldestRevision, Math.min(revision, this.resourceVersion));
-    while (this.snapshotStart < this.snapshots.length && this.snapshots[this.snapshotStart].revision <= revision) this.snapshotStart++;
+    while (this.snapshotStart < this.snapshots.length && this.snapshots[this.snapshotStart].revision <= revision) this.dropOldestSnapshot();
     this.compactArrays();
   }
 
@@ -134,16 +170,26 @@ export class WatchCache {
   }
 
   private prune(now: number): void {
-    const ringLive = this.ring.length - this.ringStart;
     while (this.ringStart < this.ring.length && (now - this.ring[this.ringStart].time > this.opts.historyWindowMs || this.ring.length - this.ringStart > this.opts.maxEvents)) {
       this.oldestRevision = this.ring[this.ringStart].revision;
-      this.ringStart++;
+      this.dropOldestEvent();
     }
     // Keep the newest snapshot even when old: it is the state since the last event.
     while (this.snapshots.length - this.snapshotStart > 1 && (now - this.snapshots[this.snapshotStart].time > this.opts.snapshotWindowMs || this.snapshots.length - this.snapshotStart > this.opts.maxSnapshots)) {
-      this.snapshotStart++;
+      this.dropOldestSnapshot();
     }
-    if (ringLive > 1024) this.compactArrays();
+    // However few entries are live, the dead prefix must go, or the arrays (and every old
+    // snapshot's tree) would be kept for good.
+    this.compactArrays();
+  }
+
+  /** Dead entries let go of their objects and trees at once, before the array is sliced. */
+  private dropOldestEvent(): void {
+    (this.ring as (CacheEvent | undefined)[])[this.ringStart++] = undefined;
+  }
+
+  private dropOldestSnapshot(): void {
+    (this.snapshots as (Snapshot | undefined)[])[this.snapshotStart++] = undefined;
   }
 
   private compactArrays(): void {

@@ -113,19 +113,19 @@ export class Store {
       const token = decodeContinue(opts.continue, prefix);
       if (token.rv < 0) {
         // An inconsistent continuation (after compaction) reads the latest state.
-        if (c) return pageFromTree(await this.currentState(), prefix, match, opts.limit, token.startKey);
+        if (c) return pageFromTree(await this.currentState(opts.limit > 0), prefix, match, opts.limit, token.startKey);
         return this.listFromStorage(prefix, match, 0, opts.limit, token.startKey, false);
       }
       return this.listExact(prefix, match, token.rv, opts.limit, token.startKey, true);
     }
     if (opts.resourceVersion === '') {
       const rev = c ? await c.consistentRevision() : null;
-      if (c && rev !== null) return pageFromTree(c.current(), prefix, match, opts.limit);
+      if (c && rev !== null) return pageFromTree(c.current(opts.limit > 0), prefix, match, opts.limit);
       return this.listFromStorage(prefix, match, 0, opts.limit, undefined, false);
     }
     if (opts.resourceVersion === '0') {
       // Any: served from the cache as one complete list, without paging (as kube's cacher).
-      if (c) return pageFromTree(await this.currentState(), prefix, match, 0);
+      if (c) return pageFromTree(await this.currentState(false), prefix, match, 0);
       return this.listFromStorage(prefix, match, 0, 0, undefined, false);
     }
     const rv = parseResourceVersion(opts.resourceVersion);
@@ -133,15 +133,15 @@ export class Store {
     if (exact) return this.listExact(prefix, match, rv, opts.limit, undefined, false);
     if (c) {
       await c.waitUntilFresh(rv);
-      return pageFromTree(c.current(), prefix, match, opts.limit);
+      return pageFromTree(c.current(opts.limit > 0), prefix, match, opts.limit);
     }
     await waitForRevision(this.storage, rv);
     return this.listFromStorage(prefix, match, 0, opts.limit, undefined, false);
   }
 
-  private async currentState() {
+  private async currentState(paged: boolean) {
     await this.cacher!.whenReady();
-    return this.cacher!.current();
+    return this.cacher!.current(paged);
   }
 
   /** Exact: from a cache snapshot when one holds the revision, else from the store at it, else 410. */
