@@ -2,7 +2,8 @@
 import http from 'node:http';
 import os from 'node:os';
 import { execFileSync } from 'node:child_process';
-import { EmbeddedStorage, EtcdStorage, type Storage } from '@windlass/storage';
+import { EmbeddedStorage, type Storage } from '@windlass/storage';
+import { EtcdStorage } from '@windlass/storage/etcd';
 import { startEtcd } from '@windlass/storage/testing';
 
 export const backendsFromEnv = (): string[] =>

@@ -1,5 +1,4 @@
 import { EmbeddedStorage } from './embedded.js';
-import { EtcdStorage } from './etcd.js';
 import type { Storage } from './types.js';
 
 export type CreateStorageOptions =
@@ -12,5 +11,6 @@ export type CreateStorageOptions =
  */
 export async function createStorage(opts: CreateStorageOptions): Promise<Storage> {
   if (opts.backend === 'embedded') return new EmbeddedStorage(opts);
+  const { EtcdStorage } = await import('./etcd.js');
   return EtcdStorage.connect(opts);
 }

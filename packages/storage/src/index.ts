@@ -1,4 +1,6 @@
 export * from './types.js';
 export { EmbeddedStorage, type EmbeddedStorageOptions } from './embedded.js';
-export { EtcdStorage, type EtcdStorageOptions } from './etcd.js';
+// The etcd backend is its own entry point (@windlass/storage/etcd): its client and gRPC
+// stack take a third of a second to load, which an embedded server must not pay at start.
+export type { EtcdStorageOptions } from './etcd.js';
 export { createStorage, type CreateStorageOptions } from './create.js';
