@@ -8,8 +8,9 @@
  * (in flight, default 16), BENCH_LISTS (lists of 1000, default 50), BENCH_BACKENDS
  * (comma list, default "embedded,etcd").
  *
- * Suites: `node dist/run.js [crud] [list] [fanout]` (default: all three). `list` is the 10k-object
- * list benchmark (list10k.ts), `fanout` the watch fan-out benchmark (fanout.ts). `lean` (issue 15,
+ * Suites: `node dist/run.js [crud] [list]` (default: both). `list` is the 10k-object
+ * list benchmark (list10k.ts); the watch fan-out is measured by `lean` with its watchers in their own
+ * process (the in-process fanout.ts it replaced shared the server's event loop). `lean` (issue 15,
  * only when named) starts the server through its CLI in its own process: see lean/main.ts.
  */
 import http from 'node:http';
@@ -21,7 +22,6 @@ import { EtcdStorage } from '@windlass/storage/etcd';
 import { startEtcd } from '@windlass/storage/testing';
 import { APIServer } from '@windlass/server';
 import { runList10k } from './list10k.js';
-import { runFanout } from './fanout.js';
 import { runLean } from './lean/main.js';
 import { request, type HttpResult } from './common.js';
 
@@ -238,7 +238,6 @@ async function runCrud(): Promise<string> {
 const suites: Record<string, { title: string; run: () => Promise<string> }> = {
   crud: { title: 'create / get / list(1000): server vs raw storage', run: runCrud },
   list: { title: 'List of 10k objects', run: runList10k },
-  fanout: { title: 'Watch fan-out', run: runFanout },
 };
 /** Run only when named: the issue-15 suite (lean/main.ts) starts servers in their own processes. */
 const onDemand: Record<string, { title: string; run: () => Promise<string> }> = {
