@@ -15,7 +15,10 @@ export function namespaceExists(namespaces: Store): CreateAdmission {
     // As kube's admission plugin reads its informer, read the namespace from the watch cache,
     // and only on a miss (a namespace created a moment ago) from the store.
     const key = namespaces.objectKey('', ns);
-    let nsObj = namespaces.cacher?.cache.tree.get(key)?.object;
+    const cached = namespaces.cacher?.cache.tree.get(key);
+    // The common case needs no decoding: the cache keeps the phase among the namespace's fields.
+    if (cached?.attrs.fields['status.phase'] === 'Active') return;
+    let nsObj = cached?.object;
     if (!nsObj) {
       const kv = await namespaces.storage.get(key);
       if (!kv) throw newNotFound({ group: '', resource: 'namespaces' }, ns);
