@@ -75,11 +75,13 @@ export class RegistryWatch {
     const gen = ++this.generation;
     const rev = await this.storage.currentRevision();
     if (gen !== this.generation) throw new Error('registry watch restarted');
+    // No prevKv: the cache holds every key's previous state itself, and old values would
+    // double what an update's event costs to receive and decode.
     const handle = await this.storage.watch(this.prefix, rev + 1, {
       events: (evs) => { if (gen === this.generation) this.dispatch(evs); },
       progress: (r) => { if (gen === this.generation) this.advance(r); },
       error: (err) => { if (gen === this.generation) this.broken(err); },
-    }, { prevKv: true, progressNotify: true });
+    }, { progressNotify: true });
     if (gen !== this.generation) {
       handle.close();
       throw new Error('registry watch restarted');

@@ -4,9 +4,19 @@ import { newBadRequest } from '@windlass/machinery';
 import type { KubeObject } from './types.js';
 
 /** kube's timestamps have second precision: RFC 3339 without fractions. */
-export function nowTimestamp(now = new Date()): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+export function nowTimestamp(now?: Date): string {
+  if (now) return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // Every write stamps the time; within one second the text is the same, so format it once.
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== stampedSecond) {
+    stampedSecond = second;
+    stamp = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+  return stamp;
 }
+
+let stampedSecond = -1;
+let stamp = '';
 
 // kube's names.SimpleNameGenerator: 5 characters from an alphabet without vowels or confusable digits.
 const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
