@@ -72,3 +72,82 @@ test('kubectl create deployment, role, priorityclass; get several kinds; get all
   expect(kubectlOk(s.kubeconfig, ['delete', 'deploy', 'web'])).toContain('deployment.apps "web" deleted');
   expect(kubectl(s.kubeconfig, ['get', 'deploy', 'web']).stderr).toContain('deployments.apps "web" not found');
 });
+
+const app = (image: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: shop
+  labels: {app: shop}
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: shop}
+  strategy:
+    type: RollingUpdate
+    rollingUpdate: {maxSurge: 1, maxUnavailable: 0}
+  template:
+    metadata:
+      labels: {app: shop}
+    spec:
+      containers:
+      - name: web
+        image: ${image}
+        ports:
+        - containerPort: 8080
+        env:
+        - {name: MODE, value: prod}
+      - name: sidecar
+        image: busybox
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: shop
+spec:
+  selector: {app: shop}
+  ports:
+  - {name: http, port: 80, targetPort: 8080}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: shop
+spec:
+  rules:
+  - host: shop.example.com
+    http:
+      paths:
+      - path: /
+        pathType: Prefix
+        backend:
+          service: {name: shop, port: {number: 80}}
+`;
+
+test('kubectl explain reads the schema of any served kind from /openapi/v3', () => {
+  const out = kubectlOk(s.kubeconfig, ['explain', 'deployment.spec.strategy']);
+  expect(out).toContain('GROUP:      apps');
+  expect(out).toContain('KIND:       Deployment');
+  expect(out).toMatch(/FIELD: strategy <DeploymentStrategy>/);
+  expect(out).toMatch(/rollingUpdate\s+<RollingUpdateDeployment>/);
+  expect(kubectlOk(s.kubeconfig, ['explain', 'ingress.spec.rules.http.paths.backend.service'])).toMatch(/port\s+<ServiceBackendPort>/);
+});
+
+test('kubectl apply (client-side validation on) of a Deployment, Service and Ingress; again unchanged; a changed image keeps the rest of the container', () => {
+  const first = kubectlOk(s.kubeconfig, ['apply', '-f', '-'], app('shop:1'));
+  expect(first).toContain('deployment.apps/shop created');
+  expect(first).toContain('service/shop created');
+  expect(first).toContain('ingress.networking.k8s.io/shop created');
+  const again = kubectlOk(s.kubeconfig, ['apply', '-f', '-'], app('shop:1'));
+  expect(again).toContain('deployment.apps/shop unchanged');
+  expect(again).toContain('ingress.networking.k8s.io/shop unchanged');
+
+  expect(kubectlOk(s.kubeconfig, ['apply', '-f', '-'], app('shop:2'))).toContain('deployment.apps/shop configured');
+  const dep = JSON.parse(kubectlOk(s.kubeconfig, ['get', 'deploy', 'shop', '-o', 'json']));
+  // The strategic merge patch merges containers by name: only the image changes.
+  expect(dep.spec.template.spec.containers).toEqual([
+    { name: 'web', image: 'shop:2', ports: [{ containerPort: 8080 }], env: [{ name: 'MODE', value: 'prod' }] },
+    { name: 'sidecar', image: 'busybox' },
+  ]);
+  const ing = JSON.parse(kubectlOk(s.kubeconfig, ['get', 'ingress', 'shop', '-o', 'json']));
+  expect(ing.spec.rules[0].http.paths[0].backend.service).toEqual({ name: 'shop', port: { number: 80 } });
+});

@@ -4,10 +4,10 @@
  * strategic-merge-patch metadata and the /openapi/v2 and /openapi/v3 documents.
  */
 export type { ExtractedOpenAPI, GroupVersionKind, JsonObject, ServedResource } from './types.js';
-export { definitionFor, definitionNameFor, definitionNames, getDefinition, resolveRef, deref } from './definitions.js';
+export { Schemas, collectRefs } from './definitions.js';
+export { loadSchemas, loadedSchemas } from './load.js';
 export { patchMetaFor, patchMetaAt } from './patchmeta.js';
 export { buildOpenAPIV2 } from './openapi-v2.js';
 export { buildOpenAPIV3, openAPIV3Index, openAPIV3Hash } from './openapi-v3.js';
-export { extracted as extractedOpenAPI } from './generated/openapi.js';
 export type { BuiltinResource, BuiltinSubresource } from './resources.js';
 export { builtinResourceTable } from './resources.js';

@@ -1,14 +1,14 @@
 /** The `/openapi/v2` document for the served resources, from the extracted Kubernetes data. */
-import { collectRefs, definitionClosure, definitionNameFor } from './definitions.js';
-import { extracted } from './generated/openapi.js';
+import { collectRefs, type Schemas } from './definitions.js';
 import { servedPaths } from './paths.js';
 import type { JsonObject, ServedResource } from './types.js';
 
 const refName = (ref: string) => ref.replace(/^#\/(definitions|parameters)\//, '');
 
-export function buildOpenAPIV2(served: readonly ServedResource[]): JsonObject {
+export function buildOpenAPIV2(schemas: Schemas, served: readonly ServedResource[]): JsonObject {
+  const extracted = schemas.data;
   const paths: Record<string, JsonObject> = {};
-  for (const p of servedPaths(served)) paths[p] = extracted.paths[p];
+  for (const p of servedPaths(schemas, served)) paths[p] = extracted.paths[p];
 
   const refs = collectRefs(paths);
   const parameters: Record<string, JsonObject> = {};
@@ -21,7 +21,7 @@ export function buildOpenAPIV2(served: readonly ServedResource[]): JsonObject {
   }
   for (const r of served) {
     for (const kind of [r.kind, `${r.kind}List`]) {
-      const name = definitionNameFor({ group: r.group, version: r.version, kind });
+      const name = schemas.definitionNameFor({ group: r.group, version: r.version, kind });
       if (name) roots.add(name);
     }
   }
@@ -30,7 +30,7 @@ export function buildOpenAPIV2(served: readonly ServedResource[]): JsonObject {
     if (name.startsWith('io.k8s.apimachinery.')) roots.add(name);
   }
   const definitions: Record<string, JsonObject> = {};
-  for (const name of definitionClosure(roots)) definitions[name] = extracted.definitions[name];
+  for (const name of schemas.definitionClosure(roots)) definitions[name] = extracted.definitions[name];
 
   return {
     definitions,

@@ -4,7 +4,7 @@
  * `requestBody` per consumed media type, responses with `content` per produced type,
  * and `$ref`s into `#/components/schemas/`.
  */
-import { extracted } from './generated/openapi.js';
+import type { Schemas } from './definitions.js';
 import type { JsonObject } from './types.js';
 
 const methods = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch']);
@@ -29,9 +29,9 @@ export function convertSchema(value: unknown): any {
   return value;
 }
 
-function resolveParameter(p: JsonObject): JsonObject {
+function resolveParameter(schemas: Schemas, p: JsonObject): JsonObject {
   if (typeof p.$ref === 'string' && p.$ref.startsWith('#/parameters/')) {
-    const found = extracted.parameters[p.$ref.slice('#/parameters/'.length)];
+    const found = schemas.data.parameters[p.$ref.slice('#/parameters/'.length)];
     if (!found) throw new Error(`unknown parameter ${p.$ref}`);
     return found;
   }
@@ -58,12 +58,12 @@ function convertResponse(code: string, r: JsonObject, produces: string[]): JsonO
   return out;
 }
 
-function convertOperation(op: JsonObject): JsonObject {
+function convertOperation(schemas: Schemas, op: JsonObject): JsonObject {
   const out: JsonObject = {};
   if (op.tags) out.tags = op.tags;
   if (op.description !== undefined) out.description = op.description;
   if (op.operationId !== undefined) out.operationId = op.operationId;
-  const params = ((op.parameters ?? []) as JsonObject[]).map(resolveParameter);
+  const params = ((op.parameters ?? []) as JsonObject[]).map((p) => resolveParameter(schemas, p));
   const rest = params.filter((p) => p.in !== 'body').map(convertParameter);
   if (rest.length > 0) out.parameters = rest;
   const body = params.find((p) => p.in === 'body');
@@ -84,11 +84,11 @@ function convertOperation(op: JsonObject): JsonObject {
   return out;
 }
 
-export function convertPathItem(item: JsonObject): JsonObject {
+export function convertPathItem(schemas: Schemas, item: JsonObject): JsonObject {
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(item)) {
-    if (methods.has(k)) out[k] = convertOperation(v);
-    else if (k === 'parameters') out.parameters = (v as JsonObject[]).map(resolveParameter).map(convertParameter);
+    if (methods.has(k)) out[k] = convertOperation(schemas, v);
+    else if (k === 'parameters') out.parameters = (v as JsonObject[]).map((p) => resolveParameter(schemas, p)).map(convertParameter);
     else out[k] = convertSchema(v);
   }
   return out;

@@ -5,8 +5,7 @@
  * QueryParamVerifierV3 for a `fieldValidation` query parameter on it.
  */
 import { createHash } from 'node:crypto';
-import { collectRefs, definitionClosure } from './definitions.js';
-import { extracted } from './generated/openapi.js';
+import { collectRefs, type Schemas } from './definitions.js';
 import { convertPathItem, convertSchema, convertSecuritySchemes } from './openapi-v3-convert.js';
 import { servedPaths, v3Key, v3KeyOfPath } from './paths.js';
 import type { JsonObject, ServedResource } from './types.js';
@@ -15,23 +14,24 @@ import type { JsonObject, ServedResource } from './types.js';
  * The OpenAPI 3.0 document of one group version (`v1`, `apps/v1`) or other v3 key
  * (`api`, `apis`, `version`), limited to the served resources.
  */
-export function buildOpenAPIV3(groupVersion: string, served: readonly ServedResource[]): JsonObject {
+export function buildOpenAPIV3(schemas: Schemas, groupVersion: string, served: readonly ServedResource[]): JsonObject {
+  const extracted = schemas.data;
   const key = v3Key(groupVersion);
   const paths: Record<string, JsonObject> = {};
-  for (const p of servedPaths(served)) {
-    if (v3KeyOfPath(p) === key) paths[p] = convertPathItem(extracted.paths[p]);
+  for (const p of servedPaths(schemas, served)) {
+    if (v3KeyOfPath(p) === key) paths[p] = convertPathItem(schemas, extracted.paths[p]);
   }
   const roots = [...collectRefs(paths)]
     .filter((r) => r.startsWith('#/components/schemas/'))
     .map((r) => r.slice('#/components/schemas/'.length));
-  const schemas: Record<string, JsonObject> = {};
-  for (const name of definitionClosure(roots)) schemas[name] = convertSchema(extracted.definitions[name]);
+  const components: Record<string, JsonObject> = {};
+  for (const name of schemas.definitionClosure(roots)) components[name] = convertSchema(extracted.definitions[name]);
   return {
     openapi: '3.0.0',
     info: extracted.info,
     paths,
     components: {
-      schemas,
+      schemas: components,
       securitySchemes: convertSecuritySchemes(extracted.securityDefinitions),
     },
     security: extracted.security,
@@ -48,13 +48,13 @@ export function openAPIV3Hash(doc: JsonObject): string {
  * buildOpenAPIV3 returns, so clients' caches follow content changes; without it the
  * hash only follows the extracted schema data.
  */
-export function openAPIV3Index(groupVersions: readonly string[], served?: readonly ServedResource[]): JsonObject {
+export function openAPIV3Index(schemas: Schemas, groupVersions: readonly string[], served?: readonly ServedResource[]): JsonObject {
   const paths: Record<string, JsonObject> = {};
   for (const gv of [...groupVersions].sort((a, b) => v3Key(a).localeCompare(v3Key(b)))) {
     const key = v3Key(gv);
     const hash = served
-      ? openAPIV3Hash(buildOpenAPIV3(gv, served))
-      : createHash('sha512').update(`${extracted.source.sha256}\n${key}`).digest('hex').toUpperCase();
+      ? openAPIV3Hash(buildOpenAPIV3(schemas, gv, served))
+      : createHash('sha512').update(`${schemas.data.source.sha256}\n${key}`).digest('hex').toUpperCase();
     paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${hash}` };
   }
   return { paths };

@@ -1,4 +1,9 @@
-import { buildOpenAPIV2, buildOpenAPIV3, openAPIV3Hash, openAPIV3Index, type JsonObject, type ServedResource } from './index.js';
+import { buildOpenAPIV2 as v2, buildOpenAPIV3 as v3, loadSchemas, openAPIV3Hash, openAPIV3Index as v3Index, type JsonObject, type ServedResource } from './index.js';
+
+const schemas = await loadSchemas();
+const buildOpenAPIV2 = (s: readonly ServedResource[]) => v2(schemas, s);
+const buildOpenAPIV3 = (gv: string, s: readonly ServedResource[]) => v3(schemas, gv, s);
+const openAPIV3Index = (gvs: string[], s?: readonly ServedResource[]) => v3Index(schemas, gvs, s);
 
 const served: ServedResource[] = [
   { group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', namespaced: false },

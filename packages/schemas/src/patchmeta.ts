@@ -5,7 +5,7 @@
  * fields descend into their `items`.
  */
 import { noPatchMeta, type PatchMeta, type PatchMetaLookup } from '@windlass/machinery';
-import { definitionFor, deref } from './definitions.js';
+import type { Schemas } from './definitions.js';
 import type { GroupVersionKind, JsonObject } from './types.js';
 
 function markers(s: JsonObject): PatchMeta {
@@ -16,13 +16,13 @@ function markers(s: JsonObject): PatchMeta {
 }
 
 /** Markers of the field at `path` below `root`; `{}` where the schema does not say. */
-export function patchMetaAt(root: JsonObject, path: readonly string[]): PatchMeta {
+export function patchMetaAt(schemas: Schemas, root: JsonObject, path: readonly string[]): PatchMeta {
   let schema: JsonObject | undefined = root;
   let meta: PatchMeta = {};
   for (const seg of path) {
-    schema = deref(schema);
+    schema = schemas.deref(schema);
     // Fields of list elements: the path does not count the element itself.
-    while (schema && schema.type === 'array' && schema.items) schema = deref(schema.items);
+    while (schema && schema.type === 'array' && schema.items) schema = schemas.deref(schema.items);
     if (!schema) return {};
     let next: JsonObject | undefined = schema.properties?.[seg];
     // A map (additionalProperties) entry is addressed by its key.
@@ -36,26 +36,28 @@ export function patchMetaAt(root: JsonObject, path: readonly string[]): PatchMet
   return meta;
 }
 
-const lookups = new Map<string, PatchMetaLookup>();
+const lookups = new WeakMap<Schemas, Map<string, PatchMetaLookup>>();
 
 /** The PatchMetaLookup of a kind; kinds without a schema merge maps and replace lists. */
-export function patchMetaFor(gvk: GroupVersionKind): PatchMetaLookup {
+export function patchMetaFor(schemas: Schemas, gvk: GroupVersionKind): PatchMetaLookup {
   const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
-  let lookup = lookups.get(key);
+  let byKind = lookups.get(schemas);
+  if (!byKind) lookups.set(schemas, (byKind = new Map()));
+  let lookup = byKind.get(key);
   if (!lookup) {
-    const root = definitionFor(gvk);
+    const root = schemas.definitionFor(gvk);
     if (!root) return noPatchMeta;
     const cache = new Map<string, PatchMeta>();
     lookup = (path) => {
       const k = path.join('\u0000');
       let m = cache.get(k);
       if (!m) {
-        m = patchMetaAt(root, path);
+        m = patchMetaAt(schemas, root, path);
         cache.set(k, m);
       }
       return { ...m };
     };
-    lookups.set(key, lookup);
+    byKind.set(key, lookup);
   }
   return lookup;
 }

@@ -1,5 +1,5 @@
 /** Which extracted paths belong to which served resource and to which OpenAPI v3 document. */
-import { extracted } from './generated/openapi.js';
+import type { Schemas } from './definitions.js';
 import type { ServedResource } from './types.js';
 
 interface ParsedPath {
@@ -35,14 +35,14 @@ export function v3KeyOfPath(path: string): string {
 const prefixOf = (r: ServedResource) => (r.group === '' ? `api/${r.version}` : `apis/${r.group}/${r.version}`);
 
 /** Extracted paths for the served resources, plus the discovery paths of their groups. */
-export function servedPaths(served: readonly ServedResource[]): string[] {
+export function servedPaths(schemas: Schemas, served: readonly ServedResource[]): string[] {
   const prefixes = new Set(served.map(prefixOf));
   const groups = new Set(served.filter((r) => r.group !== '').map((r) => `/apis/${r.group}/`));
-  return Object.keys(extracted.paths).filter((p) => {
+  return Object.keys(schemas.data.paths).filter((p) => {
     if (p === '/apis/' || p === '/version/') return true;
     if (p === '/api/') return served.some((r) => r.group === '');
     if (groups.has(p)) return true;
-    if ([...prefixes].some((pre) => p === `/${pre}/`)) return true;
+    if (p.endsWith('/') && prefixes.has(p.slice(1, -1))) return true;
     const parsed = parseResourcePath(p);
     return !!parsed && served.some((r) => prefixOf(r) === parsed.prefix && r.resource === parsed.resource);
   });

@@ -1,40 +1,62 @@
-import { definitionFor, definitionNameFor, definitionNames, extractedOpenAPI, patchMetaFor, resolveRef } from './index.js';
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { builtinResourceTable, loadedSchemas, loadSchemas, patchMetaFor as lookupFor, type GroupVersionKind } from './index.js';
 
 const core = (kind: string) => ({ group: '', version: 'v1', kind });
+const reference = JSON.parse(
+  readFileSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../../../shared/reference/openapi-v2.json'), 'utf8'),
+);
+
+describe('loadSchemas', () => {
+  test('loads once: later calls and loadedSchemas give the same instance', async () => {
+    const a = await loadSchemas();
+    expect(await loadSchemas()).toBe(a);
+    expect(loadedSchemas()).toBe(a);
+  });
+});
+
+const schemas = await loadSchemas();
+const patchMetaFor = (gvk: GroupVersionKind) => lookupFor(schemas, gvk);
 
 describe('extracted definitions', () => {
-  test('hold the served kinds, their lists and the meta types, and nothing unrelated', () => {
-    const names = definitionNames();
-    for (const n of [
-      'io.k8s.api.core.v1.ConfigMap', 'io.k8s.api.core.v1.ConfigMapList', 'io.k8s.api.core.v1.Secret', 'io.k8s.api.core.v1.SecretList',
-      'io.k8s.api.core.v1.Namespace', 'io.k8s.api.core.v1.NamespaceList', 'io.k8s.api.core.v1.NamespaceSpec',
-      'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta',
-      'io.k8s.apimachinery.pkg.apis.meta.v1.Status', 'io.k8s.apimachinery.pkg.apis.meta.v1.StatusDetails',
-      'io.k8s.apimachinery.pkg.apis.meta.v1.StatusCause', 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions',
-      'io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent', 'io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList',
-    ]) {
-      expect(names).toContain(n);
+  test('hold every kind served by default, with its list, exactly as the reference document has them', () => {
+    const served = builtinResourceTable.filter((r) => r.servedByDefault);
+    expect(served.length).toBeGreaterThan(50);
+    for (const r of served) {
+      for (const kind of r.listKind ? [r.kind, r.listKind] : [r.kind]) {
+        const name = schemas.definitionNameFor({ group: r.group, version: r.version, kind });
+        expect(name).toBeDefined();
+        expect(schemas.getDefinition(name!)).toEqual(reference.definitions[name!]);
+      }
     }
-    expect(names).not.toContain('io.k8s.api.core.v1.Pod');
-    expect(names).not.toContain('io.k8s.api.apps.v1.Deployment');
+    expect(schemas.definitionNames()).toEqual(expect.arrayContaining(['io.k8s.apimachinery.pkg.apis.meta.v1.Status', 'io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent']));
+  });
+
+  test('leave out the group versions kube-apiserver does not serve by default', () => {
+    const names = schemas.definitionNames();
+    expect(names.some((n) => /\.v\d+(alpha|beta)\d+\./.test(n))).toBe(false);
+    expect(Object.keys(schemas.data.paths).some((p) => /\/v\d+(alpha|beta)\d+\//.test(p))).toBe(false);
+    expect(Object.keys(schemas.data.paths).some((p) => p.includes('mutatingadmissionpolicies'))).toBe(false);
+    expect(schemas.data.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}']).toEqual(reference.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}']);
   });
 
   test('every $ref resolves inside the extracted data', () => {
-    const refs = JSON.stringify(extractedOpenAPI).match(/"#\/definitions\/[^"]+"/g) ?? [];
-    expect(refs.length).toBeGreaterThan(20);
-    for (const r of refs) expect(resolveRef(JSON.parse(r))).toBeDefined();
+    const refs = JSON.stringify(schemas.data).match(/"#\/definitions\/[^"]+"/g) ?? [];
+    expect(refs.length).toBeGreaterThan(1000);
+    for (const r of new Set(refs)) expect(schemas.resolveRef(JSON.parse(r))).toBeDefined();
   });
 
   test('definitionFor finds kinds by GroupVersionKind', () => {
-    expect(definitionNameFor(core('ConfigMap'))).toBe('io.k8s.api.core.v1.ConfigMap');
-    expect(definitionNameFor(core('NamespaceList'))).toBe('io.k8s.api.core.v1.NamespaceList');
-    expect(definitionNameFor(core('Status'))).toBe('io.k8s.apimachinery.pkg.apis.meta.v1.Status');
-    const cm = definitionFor(core('ConfigMap'))!;
+    expect(schemas.definitionNameFor(core('ConfigMap'))).toBe('io.k8s.api.core.v1.ConfigMap');
+    expect(schemas.definitionNameFor(core('NamespaceList'))).toBe('io.k8s.api.core.v1.NamespaceList');
+    expect(schemas.definitionNameFor(core('Status'))).toBe('io.k8s.apimachinery.pkg.apis.meta.v1.Status');
+    expect(schemas.definitionNameFor({ group: 'apps', version: 'v1', kind: 'Deployment' })).toBe('io.k8s.api.apps.v1.Deployment');
+    const cm = schemas.definitionFor(core('ConfigMap'))!;
     expect(Object.keys(cm.properties).sort()).toEqual(['apiVersion', 'binaryData', 'data', 'immutable', 'kind', 'metadata']);
     expect(cm.properties.metadata.$ref).toBe('#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
-    expect(Object.keys(definitionFor(core('Secret'))!.properties)).toContain('stringData');
-    expect(definitionFor(core('Pod'))).toBeUndefined();
-    expect(definitionFor({ group: 'apps', version: 'v1', kind: 'ConfigMap' })).toBeUndefined();
+    expect(Object.keys(schemas.definitionFor(core('Secret'))!.properties)).toContain('stringData');
+    expect(schemas.definitionFor({ group: 'apps', version: 'v1', kind: 'ConfigMap' })).toBeUndefined();
   });
 });
 
@@ -51,7 +73,7 @@ describe('patchMetaFor', () => {
     expect(patchMetaFor(core('Secret'))(['metadata', 'ownerReferences'])).toEqual({ patchStrategy: 'merge', patchMergeKey: 'uid' });
   });
 
-  test('descends list items and nested definitions', () => {
+  test('descends list items and nested definitions, a Deployment’s pod template included', () => {
     const ns = patchMetaFor(core('Namespace'));
     expect(ns(['status', 'conditions'])).toEqual({ patchStrategy: 'merge', patchMergeKey: 'type' });
     expect(ns(['status', 'conditions', 'type'])).toEqual({});
@@ -59,6 +81,9 @@ describe('patchMetaFor', () => {
     expect(ns(['metadata', 'ownerReferences', 'uid'])).toEqual({});
     const list = patchMetaFor(core('ConfigMapList'));
     expect(list(['items', 'metadata', 'finalizers'])).toEqual({ patchStrategy: 'merge' });
+    const deploy = patchMetaFor({ group: 'apps', version: 'v1', kind: 'Deployment' });
+    expect(deploy(['spec', 'template', 'spec', 'containers'])).toEqual({ patchStrategy: 'merge', patchMergeKey: 'name' });
+    expect(deploy(['spec', 'template', 'spec', 'containers', 'env'])).toEqual({ patchStrategy: 'merge', patchMergeKey: 'name' });
   });
 
   test('kinds without a schema get a lookup that knows nothing', () => {

@@ -18,7 +18,6 @@ export interface ServedResource extends GroupVersionKind {
 /** What scripts/extract.mjs writes to src/generated/openapi.ts. */
 export interface ExtractedOpenAPI {
   source: { file: string; sha256: string; info: JsonObject };
-  resources: { group: string; version: string; kind: string; resource: string }[];
   swagger: string;
   info: JsonObject;
   definitions: Record<string, JsonObject>;

@@ -1,6 +1,6 @@
 /** create (POST), update (PUT) and patch (PATCH). */
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '@windlass/patch';
-import { patchMetaFor } from '@windlass/schemas';
+import { loadedSchemas, loadSchemas, patchMetaFor } from '@windlass/schemas';
 import { requireBodyType, patchBodyTypes } from '../negotiation.js';
 import type { KubeObject } from '../registry/types.js';
 import { decodeObjectBody } from './body.js';
@@ -24,7 +24,8 @@ export async function patchResource(s: RequestScope): Promise<void> {
   const patchType = requireBodyType(s.req.headers['content-type'], patchBodyTypes);
   const opts = parseModifyOptions(s.query, 'PatchOptions');
   const body = s.body;
-  const meta = patchMetaFor({ group: s.def.group, version: s.def.version, kind: s.def.kind });
+  const schemas = loadedSchemas() ?? (await loadSchemas());
+  const meta = patchMetaFor(schemas, { group: s.def.group, version: s.def.version, kind: s.def.kind });
   const apply = (current: KubeObject): KubeObject => {
     switch (patchType) {
       case 'application/json-patch+json':
