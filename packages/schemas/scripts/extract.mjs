@@ -25,9 +25,23 @@ const EXTRA_DEFINITIONS = [
   'io.k8s.apimachinery.pkg.version.Info',
 ];
 
+/**
+ * Properties named `description` went with the descriptions stripped from the reference
+ * document; these Go types do have one (k8s.io/api scheduling/v1 PriorityClass,
+ * apiextensions/v1 JSONSchemaProps), and decoding would drop it as unknown.
+ */
+const RESTORED_PROPERTIES = {
+  'io.k8s.api.scheduling.v1.PriorityClass': { description: { type: 'string' } },
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps': { description: { type: 'string' } },
+};
+
 const source = resolve(pkgDir, process.argv[2] ?? '../../../shared/reference/openapi-v2.json');
 const raw = readFileSync(source);
 const doc = JSON.parse(raw.toString('utf8'));
+for (const [name, props] of Object.entries(RESTORED_PROPERTIES)) {
+  const def = doc.definitions[name];
+  def.properties = Object.fromEntries(Object.entries({ ...def.properties, ...props }).sort(([a], [b]) => a.localeCompare(b)));
+}
 
 const isGA = (v) => /^v\d+$/.test(v);
 

@@ -11,3 +11,4 @@ export { buildOpenAPIV2 } from './openapi-v2.js';
 export { buildOpenAPIV3, openAPIV3Index, openAPIV3Hash } from './openapi-v3.js';
 export type { BuiltinResource, BuiltinSubresource } from './resources.js';
 export { builtinResourceTable } from './resources.js';
+export { DecodeTypeError, decoderFor, type ObjectDecoder } from './decoder.js';

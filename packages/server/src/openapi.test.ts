@@ -48,7 +48,11 @@ test('/openapi/v2 has every served path of the reference document, and their def
   expect(apiPaths.sort()).toEqual([...servedReferencePaths].sort());
   expect(apiPaths.length).toBeGreaterThan(350);
   for (const p of apiPaths) expect(doc.paths[p]).toEqual(reference.paths[p]);
-  for (const [name, def] of Object.entries(doc.definitions)) expect(def).toEqual(reference.definitions[name]);
+  for (const [name, def] of Object.entries(doc.definitions) as [string, any][]) {
+    // The reference lost properties named `description` with the descriptions; extract.mjs restores them.
+    const { description: _, ...properties } = def.properties ?? {};
+    expect(def.properties ? { ...def, properties } : def).toEqual(reference.definitions[name]);
+  }
   expect(doc.definitions['io.k8s.api.apps.v1.Deployment']).toBeDefined();
   expect(doc.definitions['io.k8s.api.networking.v1.Ingress']).toBeDefined();
 });

@@ -4,6 +4,7 @@ import { loadedSchemas, loadSchemas, patchMetaFor } from '@windlass/schemas';
 import { requireBodyType, patchBodyTypes } from '../negotiation.js';
 import type { KubeObject } from '../registry/types.js';
 import { decodeObjectBody } from './body.js';
+import { decodeTyped, typedDecoder } from './typed.js';
 import { parseModifyOptions } from './options.js';
 import { writeResult } from './read.js';
 import type { RequestScope } from './scope.js';
@@ -11,12 +12,14 @@ import type { RequestScope } from './scope.js';
 export async function createResource(s: RequestScope): Promise<void> {
   const opts = parseModifyOptions(s.query, 'CreateOptions');
   const obj = decodeObjectBody(s.body, s.req.headers['content-type'], s.def);
+  decodeTyped(await typedDecoder(s.def), obj, s.def, opts.fieldValidation, s.res);
   writeResult(s, 201, await s.store.create(s.info.namespace, obj, opts));
 }
 
 export async function updateResource(s: RequestScope): Promise<void> {
   const opts = parseModifyOptions(s.query, 'UpdateOptions');
   const obj = decodeObjectBody(s.body, s.req.headers['content-type'], s.def);
+  decodeTyped(await typedDecoder(s.def), obj, s.def, opts.fieldValidation, s.res);
   writeResult(s, 200, await s.store.update(s.info.namespace, s.info.name, obj, opts));
 }
 
@@ -26,7 +29,8 @@ export async function patchResource(s: RequestScope): Promise<void> {
   const body = s.body;
   const schemas = loadedSchemas() ?? (await loadSchemas());
   const meta = patchMetaFor(schemas, { group: s.def.group, version: s.def.version, kind: s.def.kind });
-  const apply = (current: KubeObject): KubeObject => {
+  const decoder = await typedDecoder(s.def);
+  const patched = (current: KubeObject): KubeObject => {
     switch (patchType) {
       case 'application/json-patch+json':
         return applyJsonPatch(current, body) as KubeObject;
@@ -35,6 +39,12 @@ export async function patchResource(s: RequestScope): Promise<void> {
       default:
         return applyStrategicMergePatch(current, body, meta) as KubeObject;
     }
+  };
+  // The patched object is decoded as a body would be: its types checked, unknown fields handled.
+  const apply = (current: KubeObject): KubeObject => {
+    const obj = patched(current);
+    decodeTyped(decoder, obj, s.def, opts.fieldValidation, s.res, Buffer.isBuffer(body) ? body.toString('utf8') : JSON.stringify(body));
+    return obj;
   };
   writeResult(s, 200, await s.store.patch(s.info.namespace, s.info.name, apply, opts));
 }
