@@ -47,9 +47,11 @@ afterAll(async () => {
 /** Server-side dry run of the rendered manifests; nothing is stored. */
 function dryRun(docs: any[]): string {
   const input = docs.map((d) => `---\n${yaml.dump(d)}`).join('');
-  // --validate=false: Windlass publishes OpenAPI for a few kinds only so far (README, "Served now").
-  const r = kubectl(server.kubeconfig, ['apply', '--dry-run=server', '--validate=false', '-f', '-'], input);
+  // kubectl's default validation (strict: the server's fieldValidation, or its OpenAPI) applies.
+  const r = kubectl(server.kubeconfig, ['apply', '--dry-run=server', '-f', '-'], input);
   if (r.code !== 0) throw new Error(`kubectl apply --dry-run=server failed (${r.code}):\n${r.stderr}\n${input}`);
+  // No field the server's typed decoding does not know (it would warn and drop it).
+  expect(r.stderr).not.toMatch(/unknown field/i);
   return r.stdout;
 }
 
