@@ -37,6 +37,17 @@ describeBackends('API server', (ctx) => {
     expect(r.body).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'NotFound', code: 404, message: 'the server could not find the requested resource' });
   });
 
+  test('a watch refused before it starts is a plain Status answer (no chunked framing beside its Content-Length)', async () => {
+    const r = await t.call('GET', '/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=abc');
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ kind: 'Status', code: 400 });
+    expect(r.headers.get('transfer-encoding')).toBeNull();
+    expect(Number(r.headers.get('content-length'))).toBe(Buffer.byteLength(r.text));
+    const w = await fetch(`${t.base}/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1`);
+    expect(w.headers.get('transfer-encoding')).toBe('chunked');
+    await w.text();
+  });
+
   test('create answers 201 with server-set metadata; get returns it; a second create conflicts', async () => {
     const c = await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('a') });
     expect(c.status).toBe(201);

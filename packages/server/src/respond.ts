@@ -65,6 +65,8 @@ export function writeError(res: ServerResponse, err: unknown, n: Encoding = { me
     res.end();
     return;
   }
+  // A handler that failed before its answer started (a watch) may have set headers for a stream.
+  res.removeHeader('Transfer-Encoding');
   for (const [k, v] of Object.entries(se.headers)) res.setHeader(k, v);
   writeObject(res, se.code, se.status, n);
 }

@@ -70,7 +70,6 @@ export async function watchResource(s: RequestScope): Promise<void> {
   res.statusCode = 200;
   res.setHeader('Content-Type', 'application/json');
   res.setHeader('Cache-Control', 'no-cache, private');
-  res.setHeader('Transfer-Encoding', 'chunked');
   req.on('close', finish);
   res.on('close', finish);
   const timeoutSeconds = opts.timeoutSeconds ?? Math.floor(minRequestTimeoutSeconds * (1 + Math.random()));
