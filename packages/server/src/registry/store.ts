@@ -243,8 +243,14 @@ export class Store {
           return CachedObject.fromObject(key, 0, obj, this.attrsOf);
         }
         const stored = encodeForStorage(obj);
-        const kv = await this.storage.create(key, stored);
-        return this.written(key, kv.modRevision, obj, stored);
+        try {
+          const kv = await this.storage.create(key, stored);
+          return this.written(key, kv.modRevision, obj, stored);
+        } catch (err) {
+          const own = ownWrite(err, 'KeyExists', stored);
+          if (own) return this.written(key, own.modRevision, obj, stored);
+          throw err;
+        }
       } catch (err) {
         if (!isStorageError(err, 'KeyExists')) throw err;
         // A generated name that collides is retried with a fresh suffix (kube retries too).
@@ -299,6 +305,8 @@ export class Store {
         const written = await this.storage.update(key, bytes, kv.modRevision);
         return this.written(key, written.modRevision, next, bytes);
       } catch (err) {
+        const own = ownWrite(err, 'Conflict', bytes);
+        if (own) return this.written(key, own.modRevision, next, bytes);
         kv = await this.reread(err, key);
         fromCache = false;
       }
@@ -442,6 +450,18 @@ export class Store {
   private validateOrThrow(name: string, errs: FieldError[]): void {
     if (errs.length > 0) throw newInvalid(this.qualifiedKind, name, errs);
   }
+}
+
+/**
+ * The etcd client re-sends a transaction whose answer was lost with a connection; when the
+ * first one was applied, the second fails its compare against our own write. A failure whose
+ * current value is exactly the bytes this write stored (a create's carry a fresh uid) is
+ * that write's success.
+ */
+function ownWrite(err: unknown, code: 'KeyExists' | 'Conflict', stored: Buffer): KeyValue | undefined {
+  if (!isStorageError(err, code)) return undefined;
+  const current = err.details.current;
+  return current && current.value.equals(stored) ? current : undefined;
 }
 
 /** Conflicts that no newer state of the object could resolve (see preconditionFailed). */
