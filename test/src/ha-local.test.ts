@@ -125,6 +125,14 @@ function resumingWatch(path: string, fromRv: string, ca: Buffer, token: string) 
           buf = buf.slice(nl + 1);
           if (!line) continue;
           const ev = JSON.parse(line);
+          if (ev.type === 'ERROR') {
+            // As client-go's reflector: a 410 means relist (a failure here); anything else (a 504
+            // while a replica's cache catches up after losing its etcd member) is retried from the
+            // same resourceVersion once the server ends the stream.
+            ends.push(`ERROR ${ev.object.code}`);
+            if (ev.object.code === 410) stopped = true;
+            continue;
+          }
           rv = ev.object.metadata.resourceVersion;
           if (ev.type !== 'BOOKMARK') events.push({ type: ev.type, name: ev.object.metadata.name, rv: Number(rv) });
         }

@@ -75,20 +75,25 @@ export class RegistryWatch {
     const gen = ++this.generation;
     const rev = await this.storage.currentRevision();
     if (gen !== this.generation) throw new Error('registry watch restarted');
+    await this.open(gen, rev + 1);
+    // Dispatch only moves forward; a restart re-lists every type at the new revision.
+    this.revision = Math.max(this.revision, rev);
+  }
+
+  private async open(gen: number, from: number): Promise<void> {
     // No prevKv: the cache holds every key's previous state itself, and old values would
-    // double what an update's event costs to receive and decode.
-    const handle = await this.storage.watch(this.prefix, rev + 1, {
+    // double what an update's event costs to receive and decode. Progress notifications
+    // only where they are exact: etcd before 3.4.31/3.5.13 may send one ahead of events.
+    const handle = await this.storage.watch(this.prefix, from, {
       events: (evs) => { if (gen === this.generation) this.dispatch(evs); },
       progress: (r) => { if (gen === this.generation) this.advance(r); },
       error: (err) => { if (gen === this.generation) this.broken(err); },
-    }, { progressNotify: true });
+    }, { progressNotify: this.storage.supportsProgressRequests !== false });
     if (gen !== this.generation) {
       handle.close();
       throw new Error('registry watch restarted');
     }
     this.handle = handle;
-    // Dispatch only moves forward; a restart re-lists every type at the new revision.
-    this.revision = Math.max(this.revision, rev);
   }
 
   /** The Cacher whose prefix holds `key`: `<prefix><resource>/…` or `<prefix><group>/<resource>/…` (or a Cacher watching alone). */
@@ -126,13 +131,44 @@ export class RegistryWatch {
     this.waiters = still;
   }
 
+  /**
+   * A lost connection is resumed from the next revision on another stream, caches and
+   * client watches untouched (etcd still has that history); only when the history is gone
+   * (compacted) does every type list again, and its watchers re-watch.
+   */
   private broken(err: Error): void {
     if (!isStorageError(err, 'Compacted') && !isStorageError(err, 'Unavailable')) console.error(`registry watch ${this.prefix}: failed:`, err);
-    this.generation++;
+    const gen = ++this.generation;
     this.handle?.close();
     this.handle = undefined;
+    if (isStorageError(err, 'Unavailable') && !this.stopped) {
+      this.started = this.resume(gen, this.revision + 1);
+      this.started.catch(() => undefined);
+      return;
+    }
+    this.relistAll();
+  }
+
+  private relistAll(): void {
     this.started = undefined;
     for (const t of this.targets.values()) t.restart();
+  }
+
+  private async resume(gen: number, from: number): Promise<void> {
+    for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
+      await new Promise((r) => setTimeout(r, delay));
+      if (this.stopped || gen !== this.generation) throw new Error('registry watch restarted');
+      try {
+        return await this.open(gen, from);
+      } catch (err) {
+        if (gen !== this.generation) throw err;
+        if (isStorageError(err, 'Compacted')) {
+          this.generation++;
+          this.relistAll();
+          throw err;
+        }
+      }
+    }
   }
 
   /** Asks the store for a progress notification (where its answer is exact). */
