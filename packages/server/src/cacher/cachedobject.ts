@@ -75,7 +75,7 @@ export class CachedObject {
     const rv = `"resourceVersion":${JSON.stringify(String(revision))}${stored[at] === 0x7d /* } */ ? '' : ','}`;
     const field = Buffer.from(rv);
     const bytes = ownBuffer([stored.subarray(0, at), field, stored.subarray(at)]);
-    return new CachedObject(key, revision, bytes, headerLength(obj), attrs, at, field.length);
+    return new CachedObject(key, revision, bytes, layoutOf(obj).headerLength, attrs, at, field.length);
   }
 
   /** An object that is not stored as such (a dry run, data in another layout): encoded whole. */
@@ -154,13 +154,19 @@ function eventPrefix(type: string): Buffer {
   return p;
 }
 
-/** `{"kind":K,"apiVersion":A,` */
-function header(obj: KubeObject): string {
-  return `{"kind":${JSON.stringify(obj.kind ?? '')},"apiVersion":${JSON.stringify(obj.apiVersion ?? '')},`;
-}
+/** Per kind and apiVersion: `{"kind":K,"apiVersion":A,"metadata":{` as bytes, and where its metadata part starts. */
+const layouts = new Map<string, { prefix: Buffer; headerLength: number }>();
 
-function headerLength(obj: KubeObject): number {
-  return Buffer.byteLength(header(obj));
+function layoutOf(obj: KubeObject): { prefix: Buffer; headerLength: number } {
+  const kind = obj.kind ?? '', apiVersion = obj.apiVersion ?? '';
+  const id = `${apiVersion}/${kind}`;
+  let l = layouts.get(id);
+  if (!l) {
+    const header = `{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},`;
+    l = { prefix: Buffer.from(`${header}"metadata":{`), headerLength: Buffer.byteLength(header) };
+    layouts.set(id, l);
+  }
+  return l;
 }
 
 /**
@@ -169,7 +175,7 @@ function headerLength(obj: KubeObject): number {
  */
 function metadataStart(stored: Buffer, obj: KubeObject): number {
   if (obj.metadata?.resourceVersion !== undefined) return -1;
-  const prefix = Buffer.from(`${header(obj)}"metadata":{`);
+  const { prefix } = layoutOf(obj);
   if (stored.length <= prefix.length || stored.compare(prefix, 0, prefix.length, 0, prefix.length) !== 0) return -1;
   return prefix.length;
 }
