@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { kubectl, kubectlOk, removeDir, startWindlass, type RunningServer } from './harness.js';
+import { kubectl, kubectlOk, type RunningServer, useWindlass } from './harness.js';
 
 const reference = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'reference', 'openapi-v2.json');
 const gatedOff = new Set(['admissionregistration.k8s.io/mutatingadmissionpolicies', 'admissionregistration.k8s.io/mutatingadmissionpolicybindings']);
@@ -27,13 +27,10 @@ function expectedNames(): string[] {
   return [...names].sort();
 }
 
+const server = useWindlass();
 let s: RunningServer;
-beforeAll(async () => {
-  s = await startWindlass();
-});
-afterAll(async () => {
-  await s.stop();
-  removeDir(s.dataDir);
+beforeAll(() => {
+  s = server();
 });
 
 test('kubectl api-resources lists every built-in resource of the reference document', () => {

@@ -1,13 +1,10 @@
 import * as k8s from '@kubernetes/client-node';
-import { kubectlOk, removeDir, startWindlass, type RunningServer } from './harness.js';
+import { kubectlOk, type RunningServer, useWindlass } from './harness.js';
 
+const server = useWindlass();
 let s: RunningServer;
-beforeAll(async () => {
-  s = await startWindlass();
-});
-afterAll(async () => {
-  await s.stop();
-  removeDir(s.dataDir);
+beforeAll(() => {
+  s = server();
 });
 
 test('@kubernetes/client-node: CRUD and a watch see the same objects', async () => {

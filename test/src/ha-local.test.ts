@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { KubeHttp } from './kubehttp.js';
+import { KubeHttp, lineReader } from './kubehttp.js';
 import { eventually, kubectl, removeDir, tempDir } from './harness.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -115,28 +115,21 @@ function resumingWatch(path: string, fromRv: string, ca: Buffer, token: string) 
         return;
       }
       localPorts.push(res.socket.localPort!);
-      let buf = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => {
-        buf += d;
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl).trim();
-          buf = buf.slice(nl + 1);
-          if (!line) continue;
-          const ev = JSON.parse(line);
-          if (ev.type === 'ERROR') {
-            // As client-go's reflector: a 410 means relist (a failure here); anything else (a 504
-            // while a replica's cache catches up after losing its etcd member) is retried from the
-            // same resourceVersion once the server ends the stream.
-            ends.push(`ERROR ${ev.object.code}`);
-            if (ev.object.code === 410) stopped = true;
-            continue;
-          }
-          rv = ev.object.metadata.resourceVersion;
-          if (ev.type !== 'BOOKMARK') events.push({ type: ev.type, name: ev.object.metadata.name, rv: Number(rv) });
+      const lines = lineReader((line) => {
+        const ev = JSON.parse(line);
+        if (ev.type === 'ERROR') {
+          // As client-go's reflector: a 410 means relist (a failure here); anything else (a 504
+          // while a replica's cache catches up after losing its etcd member) is retried from the
+          // same resourceVersion once the server ends the stream.
+          ends.push(`ERROR ${ev.object.code}`);
+          if (ev.object.code === 410) stopped = true;
+          return;
         }
+        rv = ev.object.metadata.resourceVersion;
+        if (ev.type !== 'BOOKMARK') events.push({ type: ev.type, name: ev.object.metadata.name, rv: Number(rv) });
       });
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => lines.push(d));
       res.on('end', () => reopen('end'));
       res.on('error', (e) => reopen(`error ${e.message}`));
       res.on('close', () => reopen('close'));

@@ -53,6 +53,22 @@ export async function startWindlass(args: string[] = [], dataDir = tempDir()): P
   };
 }
 
+/**
+ * One server for the whole test file, started before its tests and stopped (its data dir
+ * removed) after them. The returned getter gives the running server inside tests.
+ */
+export function useWindlass(args: string[] = []): () => RunningServer {
+  let s: RunningServer | undefined;
+  beforeAll(async () => {
+    s = await startWindlass(args);
+  });
+  afterAll(async () => {
+    await s?.stop();
+    if (s) removeDir(s.dataDir);
+  });
+  return () => s!;
+}
+
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,14 +1,11 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { adminToken, httpsCall, kubectl, kubectlOk, removeDir, startWindlass, type RunningServer } from './harness.js';
+import { adminToken, httpsCall, kubectl, kubectlOk, type RunningServer, useWindlass } from './harness.js';
 
+const server = useWindlass();
 let s: RunningServer;
-beforeAll(async () => {
-  s = await startWindlass();
-});
-afterAll(async () => {
-  await s.stop();
-  removeDir(s.dataDir);
+beforeAll(() => {
+  s = server();
 });
 
 const manifest = (value: string) => `apiVersion: v1

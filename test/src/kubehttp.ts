@@ -128,30 +128,24 @@ export class KubeHttp {
         r.on('error', (error) => finish({ kind: 'error', error }));
         return;
       }
-      let buf = '';
+      const lines = lineReader((line) => {
+        let ev: WatchEventLine;
+        try {
+          ev = JSON.parse(line);
+        } catch (error) {
+          finish({ kind: 'error', error: new Error(`unparseable watch line: ${line.slice(0, 200)}`) });
+          req.destroy();
+          return false;
+        }
+        onEvent(ev);
+        return !ended;
+      });
       r.setEncoding('utf8');
       r.on('data', (d: string) => {
-        if (ended) return;
-        buf += d;
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl).trim();
-          buf = buf.slice(nl + 1);
-          if (!line) continue;
-          let ev: WatchEventLine;
-          try {
-            ev = JSON.parse(line);
-          } catch (error) {
-            finish({ kind: 'error', error: new Error(`unparseable watch line: ${line.slice(0, 200)}`) });
-            req.destroy();
-            return;
-          }
-          onEvent(ev);
-          if (ended) return;
-        }
+        if (!ended) lines.push(d);
       });
       // A stream that stops mid-line was cut, not ended.
-      r.on('end', () => finish(buf.trim() ? { kind: 'error', error: new Error('stream ended mid-event') } : { kind: 'end' }));
+      r.on('end', () => finish(lines.pending().trim() ? { kind: 'error', error: new Error('stream ended mid-event') } : { kind: 'end' }));
       r.on('error', (error) => finish({ kind: 'error', error }));
       r.on('close', () => finish({ kind: 'error', error: new Error('connection closed') }));
     });
@@ -180,6 +174,26 @@ export class KubeHttp {
 }
 
 /** ConfigMap fields the comparisons look at: identity, version and content. */
+/**
+ * Splits a watch stream's text into its non-empty lines, across chunks; `onLine` returning
+ * false stops reading the current chunk.
+ */
+export function lineReader(onLine: (line: string) => boolean | void): { push(chunk: string): void; pending(): string } {
+  let buf = '';
+  return {
+    push(chunk) {
+      buf += chunk;
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl).trim();
+        buf = buf.slice(nl + 1);
+        if (line && onLine(line) === false) return;
+      }
+    },
+    pending: () => buf,
+  };
+}
+
 export interface ObjectState {
   namespace: string;
   name: string;

@@ -161,6 +161,14 @@ async function writeThroughOneReadThroughOther(writer: KubeHttp, reader: KubeHtt
   }
 }
 
+/** Closes the pinned clients, then stops the server and its etcd. */
+async function tearDown(pinned: Map<unknown, { client: { destroy(): void } }[]> | undefined, s: RunningServer | undefined, etcd: { stop(): Promise<void> } | undefined): Promise<void> {
+  for (const list of pinned?.values() ?? []) list.forEach((p) => p.client.destroy());
+  await s?.stop();
+  await etcd?.stop();
+  if (s) removeDir(s.dataDir);
+}
+
 describe('windlass start --workers 2 on etcd', () => {
   let etcd: EtcdServer;
   let s: RunningServer;
@@ -177,12 +185,7 @@ describe('windlass start --workers 2 on etcd', () => {
     [a, b] = [...pinned.values()];
   }, 90000);
 
-  afterAll(async () => {
-    for (const list of pinned.values()) list.forEach((p) => p.client.destroy());
-    await s?.stop();
-    await etcd?.stop();
-    if (s) removeDir(s.dataDir);
-  });
+  afterAll(() => tearDown(pinned, s, etcd));
 
   test('prints the port once, and its connections reach two worker processes of the server', async () => {
     expect(s.output().match(/secure port: \d+/g)).toHaveLength(1);
@@ -281,12 +284,7 @@ describe('windlass start --workers 2: periodic compaction', () => {
     pinned = await pinClients(s, adminToken(s), 2, 1);
   }, 90000);
 
-  afterAll(async () => {
-    for (const list of pinned.values()) list.forEach((p) => p.client.destroy());
-    await s?.stop();
-    await etcd?.stop();
-    if (s) removeDir(s.dataDir);
-  });
+  afterAll(() => tearDown(pinned, s, etcd));
 
   test('runs, coordinated through the store, and both workers drop the compacted history', async () => {
     const [onA, onB] = [...pinned.values()].map((l) => l[0]!.client) as [KubeHttp, KubeHttp];
