@@ -32,6 +32,14 @@ export interface ObjectMeta {
 /** Per-kind behaviour, named after the hooks of kube's rest.RESTCreateStrategy / RESTUpdateStrategy. */
 export interface Strategy {
   /**
+   * kube's scheme defaulting (the SetObjectDefaults_<Kind> of the kind's version): applied to
+   * every decoded body of a create or update and to every patched object, before anything
+   * else, nested templates included (a Deployment's pod template gets the pod defaults).
+   * Mutates obj. Values Go's encoder always writes (`resources: {}`, a template's
+   * `creationTimestamp: null`) come from the generic zero-value fill, not from here.
+   */
+  defaults?(obj: KubeObject): void;
+  /**
    * Turns the versioned request body into the stored form (kube's decoding and conversion:
    * e.g. Secret.stringData folded into data). Throws a 400 StatusError for undecodable values.
    */
@@ -46,6 +54,87 @@ export interface Strategy {
   validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
   /** Validates a metadata.name (or generateName prefix when prefix=true); kube's per-kind name rule. */
   nameValidator(name: string, prefix: boolean): string[];
+}
+
+/**
+ * The strategy of a subresource written as the whole object (kube's <kind>StatusStrategy, and
+ * the same shape for pods/ephemeralcontainers and certificatesigningrequests/approval).
+ */
+export interface StatusStrategy {
+  /**
+   * Fields such a write may not change, copied from the old object. Without it the generic
+   * rule for `status` applies: every top-level field but `status` and `metadata` is kept from
+   * the old object. Other subresources must set it.
+   */
+  prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
+  /** Validation of a status write (kube's ValidateXStatusUpdate). */
+  validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+}
+
+/** What the `scale` subresource reads and writes (autoscaling/v1 Scale). */
+export interface ScaleDefinition {
+  specReplicas(obj: KubeObject): number;
+  statusReplicas(obj: KubeObject): number;
+  /** The label selector as a string (`app=web,tier in (a,b)`), or '' for none. */
+  selector(obj: KubeObject): string;
+  setSpecReplicas(obj: KubeObject, replicas: number): void;
+}
+
+export type AdmissionOperation = 'CREATE' | 'UPDATE';
+
+/** What an admission plugin sees: the object, the old one on update, and the other stores. */
+export interface AdmissionAttributes {
+  operation: AdmissionOperation;
+  /** The main resource, or a subresource's name ('status', 'binding'…). */
+  subresource: string;
+  obj: KubeObject;
+  old?: KubeObject;
+  dryRun: boolean;
+  /** Who asks (CertificateSigningRequests record it; PodSecurity exemptions read it). */
+  user: UserInfo;
+  /** Raw storage and other stores, for allocators that must be unique across replicas. */
+  ctx: StoreContext;
+  /**
+   * Another served resource's objects, as kube's admission plugins read their informers:
+   * the watch cache, falling back to the store. `get` answers undefined for a missing object.
+   */
+  lookup(group: string, resource: string): AdmissionLookup | undefined;
+}
+
+export interface UserInfo {
+  name: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** What a kind's hooks may reach beyond their object: the raw storage and the other served resources. */
+export interface StoreContext {
+  storage: import('@windlass/storage').Storage;
+  /** The registry prefix every key lives under (`/registry`). */
+  registryPrefix: string;
+  lookup(group: string, resource: string): AdmissionLookup | undefined;
+}
+
+export interface AdmissionLookup {
+  /** Creates an object of that resource through its Store (defaults, validation, storage); throws kube's StatusErrors (409 AlreadyExists…). */
+  create(namespace: string, obj: KubeObject, opts?: { dryRun?: boolean }): Promise<KubeObject>;
+  delete(namespace: string, name: string): Promise<void>;
+  get(namespace: string, name: string): Promise<KubeObject | undefined>;
+  list(namespace: string): Promise<KubeObject[]>;
+}
+
+/**
+ * An admission plugin of kube's default chain (ServiceAccount, LimitRanger, Priority,
+ * DefaultTolerationSeconds, PodSecurity, DefaultStorageClass…), in kube's two phases:
+ * `mutate` runs on the defaulted body before the strategy (prepareForCreate/Update and
+ * validation) and may change attrs.obj; `validate` runs after the strategy's validation,
+ * just before storage, and may only refuse. Either throws a StatusError to refuse.
+ */
+export interface AdmissionPlugin {
+  name: string;
+  mutate?(attrs: AdmissionAttributes): void | Promise<void>;
+  validate?(attrs: AdmissionAttributes): void | Promise<void>;
 }
 
 export interface TableColumn {
@@ -100,6 +189,25 @@ export interface ResourceDefinition {
   selectableFields?: Record<string, (obj: KubeObject) => string | undefined>;
   /** storageVersionHash shown in discovery. */
   storageVersionHash?: string;
+  /**
+   * Strategies of the subresources written as the whole object (PUT/PATCH): `status`,
+   * `ephemeralcontainers`, `approval`. A `status` subresource listed in `subresources` is
+   * served with the generic rule even without an entry here.
+   */
+  subresourceStrategies?: Record<string, StatusStrategy>;
+  /**
+   * Storage-version conversion, for resources served in several versions (autoscaling/v1 and
+   * v2, core/v1 and events.k8s.io/v1 events): set on every served version that is not the
+   * storage version. toStorage maps a body of this version to the storage version's form,
+   * fromStorage the stored form to this version's.
+   */
+  conversion?: { storageVersion: string; toStorage(obj: KubeObject): KubeObject; fromStorage(obj: KubeObject): KubeObject };
+  /** Runs after an object was removed from storage (releasing a Service's ClusterIP and node ports). */
+  afterDelete?(obj: KubeObject, ctx: StoreContext): Promise<void>;
+  /** For kinds with a `scale` subresource. */
+  scale?: ScaleDefinition;
+  /** Admission plugins run on every create and update of this kind, in order. */
+  admission?: AdmissionPlugin[];
   /** Subresources discovery lists; which of them the server answers is up to the handlers. */
   subresources?: SubresourceDefinition[];
   /**
@@ -115,3 +223,15 @@ export interface ResourceDefinition {
 export function groupVersion(def: { group: string; version: string }): string {
   return def.group ? `${def.group}/${def.version}` : def.version;
 }
+
+/**
+ * A hand-written kind: only what differs from the generic definition the generated table gives
+ * (kinds/generic.ts). Its strategy is merged over the generic one, so a kind that only adds
+ * defaults keeps kube's name rule.
+ */
+export type KindDefinition = Partial<Omit<ResourceDefinition, 'strategy'>> & {
+  group: string;
+  version: string;
+  resource: string;
+  strategy?: Partial<Strategy>;
+};

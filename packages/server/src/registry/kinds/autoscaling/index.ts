@@ -1,0 +1,3 @@
+import type { KindDefinition } from '../../types.js';
+
+export const definitions: KindDefinition[] = [];
