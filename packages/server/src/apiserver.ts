@@ -12,8 +12,9 @@ import { failure, newMethodNotSupported, newRequestEntityTooLarge, newUnauthoriz
 import type { Storage } from '@windlass/storage';
 import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
 import { APIRegistry, builtinResources } from './registry/index.js';
-import type { ResourceDefinition } from './registry/types.js';
-import { Store } from './registry/store.js';
+import type { AdmissionLookup, KubeObject, ResourceDefinition, StoreContext, UserInfo } from './registry/types.js';
+import { Store, systemUser } from './registry/store.js';
+import { parseListOptions } from './registry/listoptions.js';
 import { negotiate, type Negotiated } from './negotiation.js';
 import { acceptsGzip, encodeBody, notFoundPage, writeBytes, writeError, writeObject } from './respond.js';
 import { maxRequestBodyBytes, readBody } from './requestbody.js';
@@ -25,6 +26,7 @@ import { NamespaceController } from './controllers/namespace.js';
 import { getResource, listResource } from './handlers/read.js';
 import { watchResource } from './handlers/watch.js';
 import { createResource, patchResource, updateResource } from './handlers/write.js';
+import { serveScale } from './handlers/scale.js';
 import { deleteCollection, deleteResource } from './handlers/delete.js';
 import type { RequestScope } from './handlers/scope.js';
 import { openAPIRoutes } from './openapi.js';
@@ -36,11 +38,10 @@ import { RegistryWatch } from './cacher/registrywatch.js';
 import { ServerOperations, type OperationsOptions, type ResourceHandler } from './filters/operations.js';
 import { healthRoutes, withTimeout, type HealthCheck } from './filters/health.js';
 
-export interface UserInfo {
-  name: string;
-  uid?: string;
-  groups: string[];
-}
+export type { UserInfo } from './registry/types.js';
+
+/** Who sent each resource request, as authentication found it. */
+const requestUsers = new WeakMap<IncomingMessage, UserInfo>();
 
 export interface Authenticator {
   authenticate(authorizationHeader?: string): UserInfo | null;
@@ -111,6 +112,8 @@ export class APIServer {
       }
       this.stores.set(def, store);
     }
+    const ctx: StoreContext = { storage, registryPrefix: prefix, lookup: (group, resource) => this.admissionLookup(group, resource) };
+    for (const store of this.stores.values()) store.ctx = ctx;
     const namespaces = this.storeFor('', 'v1', 'namespaces')!;
     const namespacedStores = [...this.stores.values()].filter((s) => s.def.namespaced && s.cacher);
     const perKeyPrefix = [...new Map(namespacedStores.map((s) => [s.resourcePrefix, s])).values()];
@@ -126,6 +129,25 @@ export class APIServer {
   storeFor(group: string, version: string, resource: string): Store | undefined {
     const def = this.registry.lookup(group, version, resource);
     return def ? this.stores.get(def) : undefined;
+  }
+
+  /** Another resource's objects for admission plugins and allocators, through its preferred version's Store. */
+  private admissionLookup(group: string, resource: string): AdmissionLookup | undefined {
+    const version = this.registry.versionsOf(group)?.find((v) => this.registry.lookup(group, v, resource));
+    const store = version === undefined ? undefined : this.storeFor(group, version, resource);
+    if (!store) return undefined;
+    const notFound = (err: unknown) => {
+      if ((err as { code?: number }).code === 404) return undefined;
+      throw err;
+    };
+    return {
+      get: (namespace, name) => store.get(namespace, name).then((c) => c.object, notFound),
+      list: async (namespace) => (await store.list(namespace, parseListOptions(new URLSearchParams(), false))).items.map((c) => c.object),
+      create: async (namespace, obj: KubeObject, opts) => (await store.create(namespace, obj, { dryRun: opts?.dryRun === true })).object,
+      delete: async (namespace, name) => {
+        await store.delete(namespace, name, { dryRun: false }).catch(notFound);
+      },
+    };
   }
 
   private buildApp(): express.Express {
@@ -174,6 +196,7 @@ export class APIServer {
             return;
           }
           groups = user.groups;
+          requestUsers.set(req, user);
         }
         if (this.draining) res.shouldKeepAlive = false;
         const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
@@ -253,8 +276,8 @@ export class APIServer {
     if (!this.registry.resourcesIn(gv)) return notFoundPage(res);
     const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!def) throw failure(404, 'NotFound', 'the server could not find the requested resource', {});
-    if (info.subresource) return refuseSubresource(def, info);
     const negotiated: Negotiated = negotiate(req.headers.accept, { watch: info.verb === 'watch', userAgent: req.headers['user-agent'], pretty: query.get('pretty') });
+    if (info.subresource) return this.serveSubresource(req, res, info, query, def, negotiated);
     if (!def.verbs.includes(info.verb)) throw newMethodNotSupported({ group: def.group, resource: def.resource }, info.verb);
     if (def.stored === false) refuseComputed(def, info);
     // A namespaced object is addressed inside its namespace; only list and watch span all namespaces.
@@ -263,7 +286,7 @@ export class APIServer {
     }
     const body = verbsWithBody.has(info.verb) ? await readBody(req, res) : noBody;
     const gzip = this.compression && acceptsGzip(req.headers['accept-encoding']);
-    const scope: RequestScope = { req, res, info, query, def, store: this.stores.get(def)!, negotiated, body, gzip };
+    const scope: RequestScope = { req, res, info, query, def, store: this.stores.get(def)!, negotiated, body, gzip, user: requestUsers.get(req) ?? systemUser };
     if (info.verb === 'watch') scope.watch = this.operations.watchHooks(def);
     switch (info.verb) {
       case 'get': return getResource(scope);
@@ -281,6 +304,27 @@ export class APIServer {
         return;
       case 'deletecollection': return deleteCollection(scope);
       default: throw failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+    }
+  }
+
+  /**
+   * Subresources: those written as the whole object (status, approval, ephemeralcontainers)
+   * go through the kind's Store with the subresource's strategy; scale through the kind's
+   * ScaleDefinition. Any other gets kube's 404 or 405.
+   */
+  private async serveSubresource(req: IncomingMessage, res: ServerResponse, info: RequestInfo, query: URLSearchParams, def: ResourceDefinition, negotiated: Negotiated): Promise<void> {
+    const sub = def.subresources?.find((r) => r.name === info.subresource);
+    const wholeObject = sub && (sub.name === 'status' || def.subresourceStrategies?.[sub.name] !== undefined);
+    const scale = sub?.name === 'scale' && def.scale !== undefined;
+    if (!sub || !(wholeObject || scale) || !sub.verbs.includes(info.verb) || !['get', 'update', 'patch'].includes(info.verb)) return refuseSubresource(def, info);
+    const body = verbsWithBody.has(info.verb) ? await readBody(req, res) : noBody;
+    const gzip = this.compression && acceptsGzip(req.headers['accept-encoding']);
+    const scope: RequestScope = { req, res, info, query, def, store: this.stores.get(def)!, negotiated, body, gzip, user: requestUsers.get(req) ?? systemUser };
+    if (scale) return serveScale(scope);
+    switch (info.verb) {
+      case 'get': return getResource(scope);
+      case 'update': return updateResource(scope);
+      default: return patchResource(scope);
     }
   }
 

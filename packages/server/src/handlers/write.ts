@@ -9,15 +9,20 @@ import { parseModifyOptions } from './options.js';
 import { writeResult } from './read.js';
 import type { RequestScope } from './scope.js';
 
+/** The write options of a request: its query's, who asks, and the subresource written as the whole object. */
+function writeOptions(s: RequestScope, kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions') {
+  return { ...parseModifyOptions(s.query, kind), user: s.user, subresource: s.info.subresource };
+}
+
 export async function createResource(s: RequestScope): Promise<void> {
-  const opts = parseModifyOptions(s.query, 'CreateOptions');
+  const opts = writeOptions(s, 'CreateOptions');
   const obj = decodeObjectBody(s.body, s.req.headers['content-type'], s.def);
   decodeTyped(await typedDecoder(s.def), obj, s.def, opts.fieldValidation, s.res);
   writeResult(s, 201, await s.store.create(s.info.namespace, obj, opts));
 }
 
 export async function updateResource(s: RequestScope): Promise<void> {
-  const opts = parseModifyOptions(s.query, 'UpdateOptions');
+  const opts = writeOptions(s, 'UpdateOptions');
   const obj = decodeObjectBody(s.body, s.req.headers['content-type'], s.def);
   decodeTyped(await typedDecoder(s.def), obj, s.def, opts.fieldValidation, s.res);
   writeResult(s, 200, await s.store.update(s.info.namespace, s.info.name, obj, opts));
@@ -25,7 +30,7 @@ export async function updateResource(s: RequestScope): Promise<void> {
 
 export async function patchResource(s: RequestScope): Promise<void> {
   const patchType = requireBodyType(s.req.headers['content-type'], patchBodyTypes);
-  const opts = parseModifyOptions(s.query, 'PatchOptions');
+  const opts = writeOptions(s, 'PatchOptions');
   const body = s.body;
   const schemas = loadedSchemas() ?? (await loadSchemas());
   const meta = patchMetaFor(schemas, { group: s.def.group, version: s.def.version, kind: s.def.kind });

@@ -14,14 +14,21 @@ import { parseResourceVersion, type ListOptions } from './listoptions.js';
 import { carryUpdateMetadata, ensureNamespaceMatches, fillCreateMetadata, generateName, nowTimestamp } from './objectmeta.js';
 import { waitForRevision } from './freshness.js';
 import { objectAttrs, objectMatcher, type ObjectMatcher } from './matcher.js';
-import type { KubeObject, ResourceDefinition } from './types.js';
+import type { AdmissionOperation, KubeObject, ResourceDefinition, StoreContext, UserInfo } from './types.js';
 import { CachedObject, type AttrsFunc } from '../cacher/cachedobject.js';
 import type { Cacher } from '../cacher/cacher.js';
 import { pageFromTree } from '../cacher/listing.js';
 
 export interface WriteOptions {
   dryRun: boolean;
+  /** Who writes; admission plugins read it (CSRs record it). */
+  user?: UserInfo;
+  /** A subresource written as the whole object ('status', 'approval', 'ephemeralcontainers'); '' or unset for the main resource. */
+  subresource?: string;
 }
+
+/** The identity of writes the server makes itself (bootstrap) and of servers run without authentication. */
+export const systemUser: UserInfo = { name: 'system:apiserver', uid: '', groups: ['system:masters', 'system:authenticated'] };
 
 export interface DeleteOptions extends WriteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
@@ -49,6 +56,8 @@ export class Store {
   /** The labels and fields selectors look at, per object (kept by the watch cache). */
   readonly attrsOf: AttrsFunc;
   private createAdmission: CreateAdmission[] = [];
+  /** Storage and the other stores, for admission plugins and allocators (set by the server). */
+  ctx?: StoreContext;
 
   constructor(readonly def: ResourceDefinition, readonly storage: Storage, registryPrefix: string) {
     this.gr = { group: def.group, resource: def.resource };
@@ -224,6 +233,7 @@ export class Store {
 
   async create(namespace: string, obj: KubeObject, opts: WriteOptions): Promise<CachedObject> {
     const s = this.def.strategy;
+    s.defaults?.(obj);
     s.normalize?.(obj);
     ensureNamespaceMatches(obj, namespace, this.def.namespaced);
     // kube's storage layer refuses this with a plain error, which reaches clients as a 500.
@@ -231,9 +241,13 @@ export class Store {
     fillCreateMetadata(obj, this.def.generation === true);
     const generated = !obj.metadata.name && !!obj.metadata.generateName;
     if (generated) obj.metadata.name = generateName(obj.metadata.generateName!);
+    for (const admit of this.createAdmission) await admit(this, obj);
+    await this.admit('mutate', 'CREATE', obj, undefined, opts);
+    // Status is the server's to write: a create starts from none (kube's PrepareForCreate resets it; kinds set their initial status).
+    if (this.hasStatus) delete obj.status;
     s.prepareForCreate?.(obj);
     this.validateOrThrow(obj.metadata.name ?? '', [...validateObjectMeta(obj.metadata, { namespaced: this.def.namespaced, nameValidator: s.nameValidator }), ...(s.validate?.(obj) ?? [])]);
-    for (const admit of this.createAdmission) await admit(this, obj);
+    await this.admit('validate', 'CREATE', obj, undefined, opts);
 
     for (let attempt = 0; ; attempt++) {
       const key = this.objectKey(obj.metadata.namespace ?? '', obj.metadata.name!);
@@ -277,7 +291,8 @@ export class Store {
       const current = decodeKeyValue(kv);
       let next: KubeObject;
       try {
-        next = this.prepareUpdate(await tryUpdate(decodeKeyValue(kv)), current);
+        const desired = await tryUpdate(decodeKeyValue(kv));
+        next = await this.prepareUpdate(desired, current, opts);
       } catch (err) {
         // A precondition or check that failed on the cache's copy is asked again of the store's,
         // unless no newer copy could pass it.
@@ -325,21 +340,49 @@ export class Store {
     return !this.def.pendingFinalization?.(obj);
   }
 
-  private prepareUpdate(desired: KubeObject, current: KubeObject): KubeObject {
+  private async prepareUpdate(desired: KubeObject, current: KubeObject, opts: WriteOptions): Promise<KubeObject> {
     const s = this.def.strategy;
     const name = current.metadata.name!;
+    const sub = opts.subresource ?? '';
+    s.defaults?.(desired);
     s.normalize?.(desired);
     desired.metadata = desired.metadata ?? {};
     if (desired.metadata.uid && desired.metadata.uid !== current.metadata.uid) {
       throw newConflict(this.gr, name, `Precondition failed: UID in precondition: ${desired.metadata.uid}, UID in object meta: ${current.metadata.uid}`);
     }
+    const subStrategy = sub ? this.def.subresourceStrategies?.[sub] : undefined;
+    if (sub) {
+      if (subStrategy?.prepareForUpdate) subStrategy.prepareForUpdate(desired, current);
+      else keepAllButStatus(desired, current);
+    } else if (this.hasStatus) {
+      // The main resource does not write status when a status subresource does (kube's strategies).
+      if (current.status === undefined) delete desired.status;
+      else desired.status = current.status;
+    }
     const specChanged = JSON.stringify(desired.spec) !== JSON.stringify(current.spec);
     carryUpdateMetadata(desired, current, this.def.generation === true, specChanged);
-    s.prepareForUpdate?.(desired, current);
+    if (!sub) s.prepareForUpdate?.(desired, current);
+    await this.admit('mutate', 'UPDATE', desired, current, opts);
     // The write is conditional on the current revision; the stored form drops it again.
     desired.metadata.resourceVersion = current.metadata.resourceVersion;
-    this.validateOrThrow(name, [...validateObjectMetaUpdate(desired.metadata, current.metadata), ...validateObjectMeta(desired.metadata, { namespaced: this.def.namespaced, nameValidator: s.nameValidator }), ...(s.validateUpdate?.(desired, current) ?? [])]);
+    const kindErrs = sub ? (subStrategy?.validateUpdate?.(desired, current) ?? []) : (s.validateUpdate?.(desired, current) ?? []);
+    this.validateOrThrow(name, [...validateObjectMetaUpdate(desired.metadata, current.metadata), ...validateObjectMeta(desired.metadata, { namespaced: this.def.namespaced, nameValidator: s.nameValidator }), ...kindErrs]);
+    await this.admit('validate', 'UPDATE', desired, current, opts);
     return desired;
+  }
+
+  /** Whether the kind has a status subresource, so that its main resource and status are written apart. */
+  get hasStatus(): boolean {
+    return this.def.subresources?.some((r) => r.name === 'status') === true;
+  }
+
+  private async admit(phase: 'mutate' | 'validate', operation: AdmissionOperation, obj: KubeObject, old: KubeObject | undefined, opts: WriteOptions): Promise<void> {
+    const plugins = this.def.admission;
+    if (!plugins || plugins.length === 0) return;
+    const ctx = this.ctx;
+    if (!ctx) throw newInternalError(`admission for ${this.gr.resource} needs the store context`);
+    const attrs = { operation, subresource: opts.subresource ?? '', obj, old, dryRun: opts.dryRun, user: opts.user ?? systemUser, ctx, lookup: ctx.lookup };
+    for (const p of plugins) await p[phase]?.(attrs);
   }
 
   /** PUT: replace the object; a resourceVersion in the body is a precondition. */
@@ -400,6 +443,7 @@ export class Store {
         }
         if (opts.dryRun) return { object: current, removed: true };
         await this.storage.delete(key, kv.modRevision);
+        if (this.def.afterDelete && this.ctx) await this.def.afterDelete(current, this.ctx);
         return { object: current, removed: true };
       } catch (err) {
         if (isStorageError(err, 'Conflict')) continue;
@@ -483,4 +527,10 @@ function expiredContinue(prefix: string, startKey: string): StatusError {
   const lastKey = startKey.endsWith('\u0000') ? startKey.slice(0, -1) : startKey;
   err.status.metadata.continue = encodeContinue(lastKey, prefix, -1);
   return err;
+}
+
+/** A status write changes only status (and metadata): everything else is the stored object's. */
+function keepAllButStatus(desired: KubeObject, current: KubeObject): void {
+  for (const key of Object.keys(desired)) if (key !== 'status' && key !== 'metadata' && key !== 'apiVersion' && key !== 'kind' && !(key in current)) delete desired[key];
+  for (const key of Object.keys(current)) if (key !== 'status' && key !== 'metadata' && key !== 'apiVersion' && key !== 'kind') desired[key] = current[key];
 }

@@ -1,0 +1,79 @@
+/**
+ * The `scale` subresource: an autoscaling/v1 Scale view of a kind's replicas (kube's
+ * ScaleREST). Reads answer the view; writes validate the Scale, then set the main object's
+ * spec replicas through its Store, so the kind's own update rules apply.
+ */
+import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '@windlass/patch';
+import { loadedSchemas, loadSchemas, patchMetaFor } from '@windlass/schemas';
+import { fieldErr, newBadRequest, newConflict, newInvalid, newNotFound, OptimisticLockErrorMsg, type StatusError } from '@windlass/machinery';
+import type { KubeObject, ResourceDefinition, ScaleDefinition } from '../registry/types.js';
+import { patchBodyTypes, requireBodyType } from '../negotiation.js';
+import { writeObject } from '../respond.js';
+import { decodeObjectBody } from './body.js';
+import { decodeTyped, typedDecoder } from './typed.js';
+import { parseModifyOptions } from './options.js';
+import type { RequestScope } from './scope.js';
+
+/** Scale as a kind of its own, for decoding bodies and naming it in errors. */
+const scaleDef = {
+  group: 'autoscaling', version: 'v1', kind: 'Scale', listKind: 'ScaleList', resource: 'scale', singularName: 'scale',
+  namespaced: true, verbs: ['get', 'update', 'patch'], strategy: { nameValidator: () => [] }, table: { columns: [], cells: () => [] },
+} as ResourceDefinition;
+
+function toScale(obj: KubeObject, scale: ScaleDefinition): KubeObject {
+  const m = obj.metadata;
+  const metadata: Record<string, unknown> = { name: m.name };
+  if (m.namespace) metadata.namespace = m.namespace;
+  metadata.uid = m.uid;
+  metadata.resourceVersion = m.resourceVersion;
+  metadata.creationTimestamp = m.creationTimestamp;
+  const status: Record<string, unknown> = { replicas: scale.statusReplicas(obj) };
+  const selector = scale.selector(obj);
+  if (selector) status.selector = selector;
+  return { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata, spec: { replicas: scale.specReplicas(obj) }, status };
+}
+
+function notFoundAsScale(s: RequestScope) {
+  return (err: unknown): never => {
+    if ((err as StatusError).code === 404) throw newNotFound({ group: s.def.group, resource: `${s.def.resource}/scale` }, s.info.name);
+    throw err;
+  };
+}
+
+export async function serveScale(s: RequestScope): Promise<void> {
+  const scale = s.def.scale!;
+  if (s.info.verb === 'get') {
+    const cached = await s.store.get(s.info.namespace, s.info.name, s.query.get('resourceVersion') ?? '').catch(notFoundAsScale(s));
+    return writeObject(s.res, 200, toScale(cached.object, scale), s.negotiated);
+  }
+  const opts = { ...parseModifyOptions(s.query, s.info.verb === 'patch' ? 'PatchOptions' : 'UpdateOptions'), user: s.user };
+  let desired: (current: KubeObject) => KubeObject;
+  if (s.info.verb === 'update') {
+    const body = decodeObjectBody(s.body, s.req.headers['content-type'], scaleDef);
+    decodeTyped(await typedDecoder(scaleDef), body, scaleDef, opts.fieldValidation, s.res);
+    if ((body.metadata.name ?? '') !== s.info.name) throw newBadRequest(`the name of the object (${body.metadata.name ?? ''}) does not match the name on the URL (${s.info.name})`);
+    desired = () => structuredClone(body);
+  } else {
+    const patchType = requireBodyType(s.req.headers['content-type'], patchBodyTypes);
+    const patch = s.body;
+    const schemas = loadedSchemas() ?? (await loadSchemas());
+    const meta = patchMetaFor(schemas, { group: 'autoscaling', version: 'v1', kind: 'Scale' });
+    desired = (current) => {
+      const old = toScale(current, scale);
+      if (patchType === 'application/json-patch+json') return applyJsonPatch(old, patch) as KubeObject;
+      if (patchType === 'application/merge-patch+json') return applyMergePatch(old, patch) as KubeObject;
+      return applyStrategicMergePatch(old, patch, meta) as KubeObject;
+    };
+  }
+  const updated = await s.store.guaranteedUpdate(s.info.namespace, s.info.name, (current) => {
+    const next = desired(current);
+    const replicas = (next.spec as { replicas?: unknown } | undefined)?.replicas ?? 0;
+    if (typeof replicas !== 'number' || !Number.isInteger(replicas)) throw newBadRequest(`Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal ${typeof replicas} into Go struct field ScaleSpec.spec.replicas of type int32`);
+    if (replicas < 0) throw newInvalid({ group: 'autoscaling', kind: 'Scale' }, s.info.name, [fieldErr.invalid('spec.replicas', replicas, 'must be greater than or equal to 0')]);
+    const rv = next.metadata?.resourceVersion;
+    if (rv && rv !== current.metadata.resourceVersion) throw newConflict(s.store.gr, s.info.name, OptimisticLockErrorMsg);
+    scale.setSpecReplicas(current, replicas);
+    return current;
+  }, opts).catch(notFoundAsScale(s));
+  writeObject(s.res, 200, toScale(updated.object, scale), s.negotiated);
+}
