@@ -8,6 +8,7 @@ import {
   type FieldError, type GroupResource, type StatusError,
 } from '@windlass/machinery';
 import { isStorageError, type KeyValue, type Storage } from '@windlass/storage';
+import { goEncoderFor, loadGoTypes, loadedSchemas, loadSchemas, type GoEncoder } from '@windlass/schemas';
 import { decodeKeyValue, encodeForStorage } from './codec.js';
 import { decodeContinue, encodeContinue } from './continuetoken.js';
 import { parseResourceVersion, type ListOptions } from './listoptions.js';
@@ -248,6 +249,7 @@ export class Store {
     s.prepareForCreate?.(obj);
     this.validateOrThrow(obj.metadata.name ?? '', [...validateObjectMeta(obj.metadata, { namespaced: this.def.namespaced, nameValidator: s.nameValidator }), ...(s.validate?.(obj) ?? [])]);
     await this.admit('validate', 'CREATE', obj, undefined, opts);
+    (await this.goEncoder())?.(obj);
 
     for (let attempt = 0; ; attempt++) {
       const key = this.objectKey(obj.metadata.namespace ?? '', obj.metadata.name!);
@@ -368,7 +370,17 @@ export class Store {
     const kindErrs = sub ? (subStrategy?.validateUpdate?.(desired, current) ?? []) : (s.validateUpdate?.(desired, current) ?? []);
     this.validateOrThrow(name, [...validateObjectMetaUpdate(desired.metadata, current.metadata), ...validateObjectMeta(desired.metadata, { namespaced: this.def.namespaced, nameValidator: s.nameValidator }), ...kindErrs]);
     await this.admit('validate', 'UPDATE', desired, current, opts);
+    (await this.goEncoder())?.(desired);
     return desired;
+  }
+
+  private goEncoding?: GoEncoder | null;
+
+  /** Objects are stored as kube's Go structs serialize them (see @windlass/schemas gofill). */
+  private async goEncoder(): Promise<GoEncoder | null> {
+    if (this.goEncoding !== undefined) return this.goEncoding;
+    const [schemas] = await Promise.all([loadedSchemas() ?? loadSchemas(), loadGoTypes()]);
+    return (this.goEncoding = goEncoderFor(schemas, this.def) ?? null);
   }
 
   /** Whether the kind has a status subresource, so that its main resource and status are written apart. */

@@ -1,0 +1,163 @@
+/**
+ * Objects as Go's encoding/json writes kube's structs: kube-apiserver decodes every body into
+ * its Go types and stores and answers what they serialize to. So a field whose type is a
+ * non-pointer struct is always written (`resources: {}`, a template's `creationTimestamp:
+ * null`), a field without `omitempty` is written with its zero value (a PDB status's
+ * `currentHealthy: 0`), and an `omitempty` field holding its type's empty value (`""`, `0`,
+ * `false`, `[]`, `{}` for maps, null) is left out. The facts come from the Go types
+ * (generated/gotypes.ts); each struct is compiled once into a closure.
+ */
+import type { Schemas } from './definitions.js';
+import type { GroupVersionKind, JsonObject } from './types.js';
+
+/** Normalizes an object of one kind in place. */
+export type GoEncoder = (obj: JsonObject) => void;
+
+type GoField = [string, string, string?, unknown?];
+type StructTable = Record<string, GoField[]>;
+
+let table: StructTable | undefined;
+let loading: Promise<StructTable> | undefined;
+
+/** The Go type facts (~90 KB), imported at first use as the OpenAPI data is. */
+export function loadGoTypes(): Promise<StructTable> {
+  loading ??= import('./generated/gotypes.js').then((m) => (table = m.goStructs));
+  return loading;
+}
+
+type Fill = (obj: JsonObject) => void;
+
+const isEmptyScalar = (v: unknown) => v === '' || v === 0 || v === false || v === null;
+
+class Compiler {
+  private readonly fills = new Map<string, Fill>();
+
+  constructor(private readonly structs: StructTable) {}
+
+  struct(def: string): Fill {
+    const done = this.fills.get(def);
+    if (done) return done;
+    const fields = this.structs[def];
+    if (!fields) {
+      const none: Fill = () => {};
+      this.fills.set(def, none);
+      return none;
+    }
+    // Registered before its fields are compiled, so recursive types (JSONSchemaProps) terminate.
+    let steps: Fill[] = [];
+    const self: Fill = (obj) => {
+      for (let i = 0; i < steps.length; i++) steps[i](obj);
+    };
+    this.fills.set(def, self);
+    steps = fields.map((f) => this.field(f));
+    return self;
+  }
+
+  private field([name, code, ref, zero]: GoField): Fill {
+    const omitempty = code.endsWith('?');
+    switch (code[0]) {
+      case 'S': {
+        const fill = this.struct(ref!);
+        return (obj) => {
+          let v = obj[name];
+          if (v === undefined || v === null) obj[name] = v = {};
+          if (typeof v === 'object' && !Array.isArray(v)) fill(v as JsonObject);
+        };
+      }
+      case 'C':
+        return (obj) => {
+          if (obj[name] === undefined || obj[name] === null) obj[name] = zero ?? null;
+        };
+      case 'P': {
+        const fill = this.struct(ref!);
+        return (obj) => {
+          const v = obj[name];
+          if (v === undefined) {
+            if (!omitempty) obj[name] = null;
+          } else if (v === null) {
+            if (omitempty) delete obj[name];
+          } else if (typeof v === 'object' && !Array.isArray(v)) fill(v as JsonObject);
+        };
+      }
+      case 'A': {
+        const fill = this.struct(ref!);
+        return (obj) => {
+          const v = obj[name];
+          if (Array.isArray(v)) {
+            if (v.length === 0 && omitempty) delete obj[name];
+            else for (const item of v) if (item !== null && typeof item === 'object' && !Array.isArray(item)) fill(item as JsonObject);
+          } else absentContainer(obj, name, v, omitempty);
+        };
+      }
+      case 'M': {
+        const fill = this.struct(ref!);
+        return (obj) => {
+          const v = obj[name];
+          if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+            const values = Object.values(v as JsonObject);
+            if (values.length === 0 && omitempty) delete obj[name];
+            else for (const item of values) if (item !== null && typeof item === 'object' && !Array.isArray(item)) fill(item as JsonObject);
+          } else absentContainer(obj, name, v, omitempty);
+        };
+      }
+      case 'a':
+        return (obj) => {
+          const v = obj[name];
+          if (Array.isArray(v)) {
+            if (v.length === 0 && omitempty) delete obj[name];
+          } else absentContainer(obj, name, v, omitempty);
+        };
+      case 'm':
+        return (obj) => {
+          const v = obj[name];
+          if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+            if (omitempty && Object.keys(v).length === 0) delete obj[name];
+          } else absentContainer(obj, name, v, omitempty);
+        };
+      case 'v':
+        return omitempty
+          ? (obj) => {
+              if (name in obj && isEmptyScalar(obj[name])) delete obj[name];
+            }
+          : (obj) => {
+              if (obj[name] === undefined || obj[name] === null) obj[name] = zero;
+            };
+      default:
+        // A pointer to a non-struct: only nil is left out.
+        return (obj) => {
+          const v = obj[name];
+          if (v === undefined) {
+            if (!omitempty) obj[name] = null;
+          } else if (v === null && omitempty) delete obj[name];
+        };
+    }
+  }
+}
+
+/** A slice, map or pointer field that holds nothing: Go writes null unless omitempty. */
+function absentContainer(obj: JsonObject, name: string, v: unknown, omitempty: boolean): void {
+  if (v === undefined) {
+    if (!omitempty) obj[name] = null;
+  } else if (v === null && omitempty) delete obj[name];
+}
+
+const compilers = new WeakMap<StructTable, Compiler>();
+const encoders = new Map<string, GoEncoder | null>();
+
+/**
+ * The normalizer of a kind, or undefined while the Go type facts are not loaded yet (await
+ * loadGoTypes() first), null for a kind with no Go type (custom resources).
+ */
+export function goEncoderFor(schemas: Schemas, gvk: GroupVersionKind): GoEncoder | null | undefined {
+  if (!table) return undefined;
+  const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
+  let e = encoders.get(key);
+  if (e === undefined) {
+    const name = schemas.definitionNameFor(gvk);
+    let compiler = compilers.get(table);
+    if (!compiler) compilers.set(table, (compiler = new Compiler(table)));
+    e = name !== undefined && table[name] ? compiler.struct(name) : null;
+    encoders.set(key, e);
+  }
+  return e;
+}
