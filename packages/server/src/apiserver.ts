@@ -104,7 +104,8 @@ export class APIServer {
     // clients watch; the versions of a resource (autoscaling/v1 and v2) share its keys and cache.
     const cachers = new Map<string, Cacher>();
     for (const def of this.registry.all()) {
-      const store = new Store(def, storage, prefix);
+      const storageDef = def.conversion ? this.registry.lookup(def.group, def.conversion.storageVersion, def.resource) : undefined;
+      const store = new Store(def, storage, prefix, storageDef);
       if (def.stored !== false) {
         let cacher = cachers.get(store.resourcePrefix);
         if (!cacher) cachers.set(store.resourcePrefix, (cacher = new Cacher(store.resourcePrefix, storage, cacherOptions, this.registryWatch, store.attrsOf)));

@@ -19,7 +19,8 @@ export async function watchResource(s: RequestScope): Promise<void> {
 
   let sentTableHeaders = false;
   const line = (type: string, object: unknown) => Buffer.from(JSON.stringify({ type, object }) + '\n');
-  const encode = (type: string, obj: CachedObject): Buffer => {
+  const encode = (type: string, stored: CachedObject): Buffer => {
+    const obj = s.store.served(stored);
     switch (s.negotiated.as) {
       case 'Table': {
         // Column definitions go with the first event only, as kube sends them.

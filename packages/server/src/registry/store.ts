@@ -60,10 +60,45 @@ export class Store {
   /** Storage and the other stores, for admission plugins and allocators (set by the server). */
   ctx?: StoreContext;
 
-  constructor(readonly def: ResourceDefinition, readonly storage: Storage, registryPrefix: string) {
+  /**
+   * The definition whose behaviour applies to stored objects: the storage version's for a
+   * version served by conversion (autoscaling/v1 over v2), else the served one. Bodies get the
+   * served version's defaults, are converted, then follow this one's strategy.
+   */
+  readonly kind: ResourceDefinition;
+
+  constructor(readonly def: ResourceDefinition, readonly storage: Storage, registryPrefix: string, storageDef?: ResourceDefinition) {
     this.gr = { group: def.group, resource: def.resource };
     this.resourcePrefix = `${registryPrefix}/${def.keyPrefix ?? def.resource}/`;
-    this.attrsOf = objectAttrs(def);
+    this.kind = def.conversion && storageDef ? storageDef : def;
+    this.attrsOf = objectAttrs(this.kind);
+  }
+
+  /** A body of the served version as the storage version holds it (identity without conversion). */
+  private toStorage(obj: KubeObject): KubeObject {
+    return this.kind !== this.def && this.def.conversion ? this.def.conversion.toStorage(obj) : obj;
+  }
+
+  /** A stored object as the served version shows it. */
+  fromStorage(obj: KubeObject): KubeObject {
+    return this.kind !== this.def && this.def.conversion ? this.def.conversion.fromStorage(obj) : obj;
+  }
+
+  private readonly views = new WeakMap<CachedObject, CachedObject>();
+
+  /**
+   * A cached object as this version serves it: itself, or its conversion, made once per
+   * cached object and shared by every reader of this version (watchers included).
+   */
+  served(cached: CachedObject): CachedObject {
+    if (this.kind === this.def) return cached;
+    let view = this.views.get(cached);
+    if (!view) this.views.set(cached, (view = CachedObject.fromObject(cached.key, cached.revision, this.fromStorage(cached.object), this.attrsOf)));
+    return view;
+  }
+
+  private servedList(result: ListResult): ListResult {
+    return this.kind === this.def ? result : { ...result, items: result.items.map((i) => this.served(i)) };
   }
 
   addCreateAdmission(a: CreateAdmission): void {
@@ -99,22 +134,26 @@ export class Store {
       if (fromCache) {
         const cached = c.cache.tree.get(key);
         if (!cached) throw newNotFound(this.gr, name);
-        return cached;
+        return this.served(cached);
       }
     } else if (resourceVersion !== '' && resourceVersion !== '0') {
       await waitForRevision(this.storage, parseResourceVersion(resourceVersion));
     }
     const kv = await this.storage.get(key);
     if (!kv) throw newNotFound(this.gr, name);
-    return CachedObject.fromStored(kv.key, kv.modRevision, kv.value, this.attrsOf);
+    return this.served(CachedObject.fromStored(kv.key, kv.modRevision, kv.value, this.attrsOf));
   }
 
   matcher(opts: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>): ObjectMatcher {
-    return objectMatcher(this.def, opts.labelSelector, opts.fieldSelector);
+    return objectMatcher(this.kind, opts.labelSelector, opts.fieldSelector);
   }
 
   /** list, by the resourceVersion semantics of spec 4.4. */
   async list(namespace: string, opts: ListOptions): Promise<ListResult> {
+    return this.servedList(await this.listStored(namespace, opts));
+  }
+
+  private async listStored(namespace: string, opts: ListOptions): Promise<ListResult> {
     const prefix = this.collectionPrefix(namespace);
     const match = this.matcher(opts);
     const c = this.cacher;
@@ -232,14 +271,19 @@ export class Store {
     return cached && { key, value: cached.storedBytes(), createRevision: 0, modRevision: cached.revision };
   }
 
-  async create(namespace: string, obj: KubeObject, opts: WriteOptions): Promise<CachedObject> {
-    const s = this.def.strategy;
-    s.defaults?.(obj);
+  async create(namespace: string, body: KubeObject, opts: WriteOptions): Promise<CachedObject> {
+    return this.served(await this.createStored(namespace, body, opts));
+  }
+
+  private async createStored(namespace: string, body: KubeObject, opts: WriteOptions): Promise<CachedObject> {
+    this.def.strategy.defaults?.(body);
+    const obj = this.toStorage(body);
+    const s = this.kind.strategy;
     s.normalize?.(obj);
     ensureNamespaceMatches(obj, namespace, this.def.namespaced);
     // kube's storage layer refuses this with a plain error, which reaches clients as a 500.
     if (obj.metadata.resourceVersion) throw newInternalError('resourceVersion should not be set on objects to be created');
-    fillCreateMetadata(obj, this.def.generation === true);
+    fillCreateMetadata(obj, this.kind.generation === true);
     const generated = !obj.metadata.name && !!obj.metadata.generateName;
     if (generated) obj.metadata.name = generateName(obj.metadata.generateName!);
     for (const admit of this.createAdmission) await admit(this, obj);
@@ -284,6 +328,10 @@ export class Store {
    * one (throwing to abort); a storage conflict re-reads and retries (kube's GuaranteedUpdate).
    */
   async guaranteedUpdate(namespace: string, name: string, tryUpdate: (current: KubeObject) => KubeObject | Promise<KubeObject>, opts: WriteOptions): Promise<CachedObject> {
+    return this.served(await this.guaranteedUpdateStored(namespace, name, tryUpdate, opts));
+  }
+
+  private async guaranteedUpdateStored(namespace: string, name: string, tryUpdate: (current: KubeObject) => KubeObject | Promise<KubeObject>, opts: WriteOptions): Promise<CachedObject> {
     const key = this.objectKey(namespace, name);
     let kv: KeyValue | null | undefined = this.cachedState(key);
     let fromCache = kv !== undefined;
@@ -293,7 +341,7 @@ export class Store {
       const current = decodeKeyValue(kv);
       let next: KubeObject;
       try {
-        const desired = await tryUpdate(decodeKeyValue(kv));
+        const desired = await tryUpdate(this.fromStorage(decodeKeyValue(kv)));
         next = await this.prepareUpdate(desired, current, opts);
       } catch (err) {
         // A precondition or check that failed on the cache's copy is asked again of the store's,
@@ -342,17 +390,18 @@ export class Store {
     return !this.def.pendingFinalization?.(obj);
   }
 
-  private async prepareUpdate(desired: KubeObject, current: KubeObject, opts: WriteOptions): Promise<KubeObject> {
-    const s = this.def.strategy;
+  private async prepareUpdate(body: KubeObject, current: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+    this.def.strategy.defaults?.(body);
+    const desired = this.toStorage(body);
+    const s = this.kind.strategy;
     const name = current.metadata.name!;
     const sub = opts.subresource ?? '';
-    s.defaults?.(desired);
     s.normalize?.(desired);
     desired.metadata = desired.metadata ?? {};
     if (desired.metadata.uid && desired.metadata.uid !== current.metadata.uid) {
       throw newConflict(this.gr, name, `Precondition failed: UID in precondition: ${desired.metadata.uid}, UID in object meta: ${current.metadata.uid}`);
     }
-    const subStrategy = sub ? this.def.subresourceStrategies?.[sub] : undefined;
+    const subStrategy = sub ? this.kind.subresourceStrategies?.[sub] : undefined;
     if (sub) {
       if (subStrategy?.prepareForUpdate) subStrategy.prepareForUpdate(desired, current);
       else keepAllButStatus(desired, current);
@@ -362,7 +411,7 @@ export class Store {
       else desired.status = current.status;
     }
     const specChanged = JSON.stringify(desired.spec) !== JSON.stringify(current.spec);
-    carryUpdateMetadata(desired, current, this.def.generation === true, specChanged);
+    carryUpdateMetadata(desired, current, this.kind.generation === true, specChanged);
     if (!sub) s.prepareForUpdate?.(desired, current);
     await this.admit('mutate', 'UPDATE', desired, current, opts);
     // The write is conditional on the current revision; the stored form drops it again.
@@ -380,16 +429,16 @@ export class Store {
   private async goEncoder(): Promise<GoEncoder | null> {
     if (this.goEncoding !== undefined) return this.goEncoding;
     const [schemas] = await Promise.all([loadedSchemas() ?? loadSchemas(), loadGoTypes()]);
-    return (this.goEncoding = goEncoderFor(schemas, this.def) ?? null);
+    return (this.goEncoding = goEncoderFor(schemas, this.kind) ?? null);
   }
 
   /** Whether the kind has a status subresource, so that its main resource and status are written apart. */
   get hasStatus(): boolean {
-    return this.def.subresources?.some((r) => r.name === 'status') === true;
+    return this.kind.subresources?.some((r) => r.name === 'status') === true;
   }
 
   private async admit(phase: 'mutate' | 'validate', operation: AdmissionOperation, obj: KubeObject, old: KubeObject | undefined, opts: WriteOptions): Promise<void> {
-    const plugins = this.def.admission;
+    const plugins = this.kind.admission;
     if (!plugins || plugins.length === 0) return;
     const ctx = this.ctx;
     if (!ctx) throw newInternalError(`admission for ${this.gr.resource} needs the store context`);
@@ -428,6 +477,11 @@ export class Store {
    * deletionTimestamp; otherwise it is removed. Returns the last state and whether it is gone.
    */
   async delete(namespace: string, name: string, opts: DeleteOptions): Promise<{ object: KubeObject; removed: boolean }> {
+    const result = await this.deleteStored(namespace, name, opts);
+    return this.kind === this.def ? result : { ...result, object: this.fromStorage(result.object) };
+  }
+
+  private async deleteStored(namespace: string, name: string, opts: DeleteOptions): Promise<{ object: KubeObject; removed: boolean }> {
     const key = this.objectKey(namespace, name);
     // The first attempt may start from the cache's copy, as updates do; every retry reads the store.
     let cached = this.cachedState(key);
@@ -455,7 +509,7 @@ export class Store {
         }
         if (opts.dryRun) return { object: current, removed: true };
         await this.storage.delete(key, kv.modRevision);
-        if (this.def.afterDelete && this.ctx) await this.def.afterDelete(current, this.ctx);
+        if (this.kind.afterDelete && this.ctx) await this.kind.afterDelete(current, this.ctx);
         return { object: current, removed: true };
       } catch (err) {
         if (isStorageError(err, 'Conflict')) continue;
