@@ -12,6 +12,26 @@ describeBackends('API server', (ctx) => {
     await t.close();
   });
 
+  test('routing as kube does it: wrong method for the path is 405, paths nothing serves are NotFound', async () => {
+    const notAllowed = { kind: 'Status', code: 405, reason: 'MethodNotAllowed', message: 'the server does not allow this method on the requested resource', details: {} };
+    expect((await t.call('POST', '/api/v1/namespaces/default/configmaps/m', { body: cm('m') })).body).toEqual(expect.objectContaining(notAllowed));
+    expect((await t.call('PUT', '/api/v1/namespaces/default/configmaps', { body: cm('m') })).body).toEqual(expect.objectContaining(notAllowed));
+    expect((await t.call('PATCH', '/api/v1/namespaces/default/configmaps', { body: {}, contentType: 'application/merge-patch+json' })).status).toBe(405);
+    const notFound = { kind: 'Status', code: 404, reason: 'NotFound', message: 'the server could not find the requested resource', details: {} };
+    expect((await t.call('GET', '/api/v1/namespaces/default/nodes')).body).toEqual(expect.objectContaining(notFound));
+    expect((await t.call('GET', '/apis/apps/v2/deployments')).body).toEqual(expect.objectContaining(notFound));
+    expect((await t.call('GET', '/apis/nothing.example.com/v1/things')).status).toBe(404);
+    expect((await t.call('GET', '/api/v1/namespaces/default')).status).toBe(200);
+  });
+
+  test('a create carrying a resourceVersion: a dry run echoes it, a real one is a bare 500', async () => {
+    const dry = await t.call('POST', '/api/v1/namespaces/default/configmaps?dryRun=All', { body: cm('m', { resourceVersion: '12345' }) });
+    expect(dry.status).toBe(201);
+    expect(dry.body.metadata.resourceVersion).toBe('12345');
+    const real = await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('m', { resourceVersion: '12345' }) });
+    expect(real.body).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 500, message: 'resourceVersion should not be set on objects to be created' });
+  });
+
   test('discovery documents', async () => {
     const api = await t.call('GET', '/api');
     expect(api.body).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });

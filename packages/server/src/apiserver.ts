@@ -8,7 +8,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { failure, newMethodNotSupported, newRequestEntityTooLarge, newUnauthorized, newBadRequest } from '@windlass/machinery';
+import { failure, newMethodNotAllowed, newMethodNotSupported, newRequestEntityTooLarge, newUnauthorized, newBadRequest } from '@windlass/machinery';
 import type { Storage } from '@windlass/storage';
 import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
 import { APIRegistry, builtinResources } from './registry/index.js';
@@ -39,6 +39,8 @@ import { ServerOperations, type OperationsOptions, type ResourceHandler } from '
 import { healthRoutes, withTimeout, type HealthCheck } from './filters/health.js';
 
 export type { UserInfo } from './registry/types.js';
+
+const notFoundStatus = () => failure(404, 'NotFound', 'the server could not find the requested resource', {});
 
 /** Who sent each resource request, as authentication found it. */
 const requestUsers = new WeakMap<IncomingMessage, UserInfo>();
@@ -274,17 +276,25 @@ export class APIServer {
 
   private async serveResource(req: IncomingMessage, res: ServerResponse, info: RequestInfo, query: URLSearchParams): Promise<void> {
     const gv = info.apiGroup ? `${info.apiGroup}/${info.apiVersion}` : info.apiVersion;
-    if (!this.registry.resourcesIn(gv)) return notFoundPage(res);
+    if (!this.registry.resourcesIn(gv)) {
+      // A served group at a version it lacks is kube's NotFound Status; an unknown group its plain 404 page.
+      if (info.apiGroup && this.registry.hasGroup(info.apiGroup)) throw notFoundStatus();
+      return notFoundPage(res);
+    }
     const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
-    if (!def) throw failure(404, 'NotFound', 'the server could not find the requested resource', {});
+    if (!def) throw notFoundStatus();
+    // A cluster-scoped kind has no namespaced paths (a namespace's own path names it, not a namespace).
+    if (!def.namespaced && info.namespace && def.resource !== 'namespaces') throw notFoundStatus();
     const negotiated: Negotiated = negotiate(req.headers.accept, { watch: info.verb === 'watch', userAgent: req.headers['user-agent'], pretty: query.get('pretty') });
     if (info.subresource) return this.serveSubresource(req, res, info, query, def, negotiated);
     if (!def.verbs.includes(info.verb)) throw newMethodNotSupported({ group: def.group, resource: def.resource }, info.verb);
     if (def.stored === false) refuseComputed(def, info);
     // A namespaced object is addressed inside its namespace; only list and watch span all namespaces.
     if (def.namespaced && !info.namespace && info.verb !== 'list' && info.verb !== 'watch') {
-      throw failure(404, 'NotFound', 'the server could not find the requested resource', {});
+      throw notFoundStatus();
     }
+    // kube routes POST only to collections and PUT/PATCH only to objects.
+    if ((info.verb === 'create' && info.name) || ((info.verb === 'update' || info.verb === 'patch') && !info.name)) throw newMethodNotAllowed();
     const body = verbsWithBody.has(info.verb) ? await readBody(req, res) : noBody;
     const gzip = this.compression && acceptsGzip(req.headers['accept-encoding']);
     const scope: RequestScope = { req, res, info, query, def, store: this.stores.get(def)!, negotiated, body, gzip, user: requestUsers.get(req) ?? systemUser };
@@ -293,9 +303,7 @@ export class APIServer {
       case 'get': return getResource(scope);
       case 'list': return listResource(scope);
       case 'watch': return watchResource(scope);
-      case 'create':
-        if (info.name) throw newBadRequest('the server does not allow this method on the requested resource');
-        return createResource(scope);
+      case 'create': return createResource(scope);
       case 'update': return updateResource(scope);
       case 'patch': return patchResource(scope);
       case 'delete':

@@ -3,7 +3,7 @@
  * behaviour comes from the ResourceDefinition's strategy (as kube's registry.Store).
  */
 import {
-  newAlreadyExists, newBadRequest, newConflict, newInternalError, newInvalid, newNotFound, newResourceExpired,
+  failure, newAlreadyExists, newBadRequest, newConflict, newInternalError, newInvalid, newNotFound, newResourceExpired,
   OptimisticLockErrorMsg, validateObjectMeta, validateObjectMetaUpdate,
   type FieldError, type GroupResource, type StatusError,
 } from '@windlass/machinery';
@@ -281,8 +281,9 @@ export class Store {
     const s = this.kind.strategy;
     s.normalize?.(obj);
     ensureNamespaceMatches(obj, namespace, this.def.namespaced);
-    // kube's storage layer refuses this with a plain error, which reaches clients as a 500.
-    if (obj.metadata.resourceVersion) throw newInternalError('resourceVersion should not be set on objects to be created');
+    // kube's storage layer refuses this with a plain error, which reaches clients as a bare 500;
+    // a dry run never reaches storage and echoes the value.
+    if (obj.metadata.resourceVersion && !opts.dryRun) throw plainInternalError('resourceVersion should not be set on objects to be created');
     fillCreateMetadata(obj, this.kind.generation === true);
     const generated = !obj.metadata.name && !!obj.metadata.generateName;
     if (generated) obj.metadata.name = generateName(obj.metadata.generateName!);
@@ -599,4 +600,11 @@ function expiredContinue(prefix: string, startKey: string): StatusError {
 function keepAllButStatus(desired: KubeObject, current: KubeObject): void {
   for (const key of Object.keys(desired)) if (key !== 'status' && key !== 'metadata' && key !== 'apiVersion' && key !== 'kind' && !(key in current)) delete desired[key];
   for (const key of Object.keys(current)) if (key !== 'status' && key !== 'metadata' && key !== 'apiVersion' && key !== 'kind') desired[key] = current[key];
+}
+
+/** A Go error that is not an API status: kube answers it as a 500 carrying only its message. */
+function plainInternalError(message: string): StatusError {
+  const err = failure(500, 'InternalError', message);
+  delete (err.status as { reason?: string }).reason;
+  return err;
 }
