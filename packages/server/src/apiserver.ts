@@ -27,6 +27,9 @@ import { getResource, listResource } from './handlers/read.js';
 import { watchResource } from './handlers/watch.js';
 import { createResource, patchResource, updateResource } from './handlers/write.js';
 import { serveScale } from './handlers/scale.js';
+import { decodeObjectBody } from './handlers/body.js';
+import { decodeTyped, typedDecoder } from './handlers/typed.js';
+import { parseModifyOptions } from './handlers/options.js';
 import { deleteCollection, deleteResource } from './handlers/delete.js';
 import type { RequestScope } from './handlers/scope.js';
 import { openAPIRoutes } from './openapi.js';
@@ -288,7 +291,10 @@ export class APIServer {
     const negotiated: Negotiated = negotiate(req.headers.accept, { watch: info.verb === 'watch', userAgent: req.headers['user-agent'], pretty: query.get('pretty') });
     if (info.subresource) return this.serveSubresource(req, res, info, query, def, negotiated);
     if (!def.verbs.includes(info.verb)) throw newMethodNotSupported({ group: def.group, resource: def.resource }, info.verb);
-    if (def.stored === false) refuseComputed(def, info);
+    if (def.stored === false) {
+      if (info.verb === 'create' && def.review) return this.serveReview(req, res, info, query, def, negotiated);
+      refuseComputed(def, info);
+    }
     // A namespaced object is addressed inside its namespace; only list and watch span all namespaces.
     if (def.namespaced && !info.namespace && info.verb !== 'list' && info.verb !== 'watch') {
       throw notFoundStatus();
@@ -335,6 +341,20 @@ export class APIServer {
       case 'update': return updateResource(scope);
       default: return patchResource(scope);
     }
+  }
+
+  /** A computed resource's create: the request object answered with its status, nothing stored. */
+  private async serveReview(req: IncomingMessage, res: ServerResponse, info: RequestInfo, query: URLSearchParams, def: ResourceDefinition, negotiated: Negotiated): Promise<void> {
+    const opts = parseModifyOptions(query, 'CreateOptions');
+    const obj = decodeObjectBody(await readBody(req, res), req.headers['content-type'], def);
+    decodeTyped(await typedDecoder(def), obj, def, opts.fieldValidation, res);
+    const auth = this.opts.authenticator;
+    const answer = await def.review!(obj, {
+      user: requestUsers.get(req) ?? systemUser, namespace: info.namespace,
+      authenticate: auth ? (token) => auth.authenticate(`Bearer ${token}`) : undefined,
+      lookup: (group, resource) => this.admissionLookup(group, resource),
+    });
+    writeObject(res, 201, answer, negotiated);
   }
 
   /** Creates the system namespaces kube-apiserver creates, and resumes pending namespace deletions. */

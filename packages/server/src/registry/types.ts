@@ -116,6 +116,15 @@ export interface StoreContext {
   lookup(group: string, resource: string): AdmissionLookup | undefined;
 }
 
+/** What a review may consult: who asks, the request namespace, the server's authenticator, the stored objects (RBAC). */
+export interface ReviewContext {
+  user: UserInfo;
+  namespace: string;
+  /** The server's bearer-token authentication; null for a token it does not know. Absent when the server runs without authentication. */
+  authenticate?(token: string): UserInfo | null;
+  lookup: StoreContext['lookup'];
+}
+
 export interface AdmissionLookup {
   /** Creates an object of that resource through its Store (defaults, validation, storage); throws kube's StatusErrors (409 AlreadyExists…). */
   create(namespace: string, obj: KubeObject, opts?: { dryRun?: boolean }): Promise<KubeObject>;
@@ -202,6 +211,12 @@ export interface ResourceDefinition {
    * fromStorage the stored form to this version's.
    */
   conversion?: { storageVersion: string; toStorage(obj: KubeObject): KubeObject; fromStorage(obj: KubeObject): KubeObject };
+  /**
+   * A computed, create-only resource (TokenReview, SubjectAccessReview, SelfSubjectRulesReview…):
+   * answers the decoded request object with its status filled in (201), never stores it.
+   * Throws a StatusError (422 Invalid…) for a request kube refuses.
+   */
+  review?(obj: KubeObject, ctx: ReviewContext): Promise<KubeObject>;
   /** Runs after an object was removed from storage (releasing a Service's ClusterIP and node ports). */
   afterDelete?(obj: KubeObject, ctx: StoreContext): Promise<void>;
   /** For kinds with a `scale` subresource. */
