@@ -392,3 +392,29 @@ export function labelSelectorFromSet(set: Record<string, string>): LabelSelector
     .map((k): LabelRequirement => ({ key: k, operator: '=', values: [set[k]] }));
   return new InternalSelector(reqs);
 }
+
+/** A metav1.LabelSelector object (matchLabels, matchExpressions) as found in specs. */
+export interface LabelSelectorObject {
+  matchLabels?: Record<string, string> | null;
+  matchExpressions?: Array<{ key: string; operator: string; values?: string[] | null }> | null;
+}
+
+const expressionOperators: Record<string, LabelOperator> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' };
+
+/**
+ * kube's LabelSelectorAsSelector: a nil selector selects nothing (undefined here), an empty
+ * one everything; requirements sorted by key as kube's String() prints them. Throws on an
+ * unknown operator (validation refuses those before any object is stored).
+ */
+export function labelSelectorFromObject(sel: LabelSelectorObject | null | undefined): LabelSelector | undefined {
+  if (sel === null || sel === undefined) return undefined;
+  const reqs: LabelRequirement[] = [];
+  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) reqs.push({ key: k, operator: '=', values: [v] });
+  for (const e of sel.matchExpressions ?? []) {
+    const operator = expressionOperators[e.operator];
+    if (!operator) throw newBadRequest(`"${e.operator}" is not a valid label selector operator`);
+    reqs.push({ key: e.key, operator, values: operator === 'in' || operator === 'notin' ? [...(e.values ?? [])].sort() : [] });
+  }
+  reqs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return new InternalSelector(reqs);
+}

@@ -27,6 +27,7 @@ import { getResource, listResource } from './handlers/read.js';
 import { watchResource } from './handlers/watch.js';
 import { createResource, patchResource, updateResource } from './handlers/write.js';
 import { serveScale } from './handlers/scale.js';
+import { servePodSubresource, servesPodSubresource } from './handlers/podsubresources.js';
 import { decodeObjectBody } from './handlers/body.js';
 import { decodeTyped, typedDecoder } from './handlers/typed.js';
 import { parseModifyOptions } from './handlers/options.js';
@@ -302,8 +303,7 @@ export class APIServer {
     // kube routes POST only to collections and PUT/PATCH only to objects.
     if ((info.verb === 'create' && info.name) || ((info.verb === 'update' || info.verb === 'patch') && !info.name)) throw newMethodNotAllowed();
     const body = verbsWithBody.has(info.verb) ? await readBody(req, res) : noBody;
-    const gzip = this.compression && acceptsGzip(req.headers['accept-encoding']);
-    const scope: RequestScope = { req, res, info, query, def, store: this.stores.get(def)!, negotiated, body, gzip, user: requestUsers.get(req) ?? systemUser };
+    const scope = this.scope(req, res, info, query, def, negotiated, body);
     if (info.verb === 'watch') scope.watch = this.operations.watchHooks(def);
     switch (info.verb) {
       case 'get': return getResource(scope);
@@ -322,6 +322,11 @@ export class APIServer {
     }
   }
 
+  private scope(req: IncomingMessage, res: ServerResponse, info: RequestInfo, query: URLSearchParams, def: ResourceDefinition, negotiated: Negotiated, body: Buffer): RequestScope {
+    const gzip = this.compression && acceptsGzip(req.headers['accept-encoding']);
+    return { req, res, info, query, def, store: this.stores.get(def)!, negotiated, body, gzip, user: requestUsers.get(req) ?? systemUser };
+  }
+
   /**
    * Subresources: those written as the whole object (status, approval, ephemeralcontainers)
    * go through the kind's Store with the subresource's strategy; scale through the kind's
@@ -329,12 +334,15 @@ export class APIServer {
    */
   private async serveSubresource(req: IncomingMessage, res: ServerResponse, info: RequestInfo, query: URLSearchParams, def: ResourceDefinition, negotiated: Negotiated): Promise<void> {
     const sub = def.subresources?.find((r) => r.name === info.subresource);
+    if (sub && servesPodSubresource(def, sub.name, info.verb)) {
+      const body = await readBody(req, res);
+      return servePodSubresource(this.scope(req, res, info, query, def, negotiated, body));
+    }
     const wholeObject = sub && (sub.name === 'status' || def.subresourceStrategies?.[sub.name] !== undefined);
     const scale = sub?.name === 'scale' && def.scale !== undefined;
     if (!sub || !(wholeObject || scale) || !sub.verbs.includes(info.verb) || !['get', 'update', 'patch'].includes(info.verb)) return refuseSubresource(def, info);
     const body = verbsWithBody.has(info.verb) ? await readBody(req, res) : noBody;
-    const gzip = this.compression && acceptsGzip(req.headers['accept-encoding']);
-    const scope: RequestScope = { req, res, info, query, def, store: this.stores.get(def)!, negotiated, body, gzip, user: requestUsers.get(req) ?? systemUser };
+    const scope = this.scope(req, res, info, query, def, negotiated, body);
     if (scale) return serveScale(scope);
     switch (info.verb) {
       case 'get': return getResource(scope);

@@ -26,6 +26,11 @@ export interface WriteOptions {
   user?: UserInfo;
   /** A subresource written as the whole object ('status', 'approval', 'ephemeralcontainers'); '' or unset for the main resource. */
   subresource?: string;
+  /**
+   * The server's own change to the stored object (pods/binding assigning a node): no strategy,
+   * admission or validation, as kube's binding writes through storage directly.
+   */
+  raw?: boolean;
 }
 
 /** The identity of writes the server makes itself (bootstrap) and of servers run without authentication. */
@@ -343,7 +348,7 @@ export class Store {
       let next: KubeObject;
       try {
         const desired = await tryUpdate(this.fromStorage(decodeKeyValue(kv)));
-        next = await this.prepareUpdate(desired, current, opts);
+        next = opts.raw ? desired : await this.prepareUpdate(desired, current, opts);
       } catch (err) {
         // A precondition or check that failed on the cache's copy is asked again of the store's,
         // unless no newer copy could pass it.
