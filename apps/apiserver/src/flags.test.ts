@@ -78,6 +78,8 @@ describe('defaults', () => {
       maxMutatingRequestsInflight: 200,
       requestTimeoutMs: 60_000,
       shutdownDelayDurationMs: 0,
+      serviceClusterIPRange: '10.96.0.0/12',
+      serviceNodePortRange: { base: 30000, size: 2768 },
     });
     expect(parseFlags([]).options).toEqual(defaultServerOptions());
   });
@@ -349,7 +351,7 @@ describe('usage()', () => {
 
   it('aligns descriptions in one column', () => {
     const flagLines = section('start');
-    expect(flagLines).toHaveLength(21);
+    expect(flagLines).toHaveLength(23);
     expect(new Set(flagLines.map(column)).size).toBe(1);
   });
 
@@ -429,6 +431,15 @@ describe('limits and shutdown (kube-apiserver flags)', () => {
     expect(o.maxMutatingRequestsInflight).toBe(200);
     expect(o.requestTimeoutMs).toBe(60_000);
     expect(o.shutdownDelayDurationMs).toBe(0);
+  });
+
+  it('parses the service ranges', () => {
+    const o = start('--service-cluster-ip-range=10.0.0.0/16', '--service-node-port-range', '31000-31010');
+    expect(o.serviceClusterIPRange).toBe('10.0.0.0/16');
+    expect(o.serviceNodePortRange).toEqual({ base: 31000, size: 11 });
+    expect(flagError(['start', '--service-cluster-ip-range=10.96.0.1/12'])).toBe('invalid argument "10.96.0.1/12" for "--service-cluster-ip-range" flag: 10.96.0.1/12 is not a valid service CIDR: it must be a network address with room for services');
+    expect(flagError(['start', '--service-cluster-ip-range=ten'])).toBe('invalid argument "ten" for "--service-cluster-ip-range" flag: invalid CIDR address: ten');
+    expect(flagError(['start', '--service-node-port-range=32767-30000'])).toBe('invalid argument "32767-30000" for "--service-node-port-range" flag: unable to parse port range: 32767-30000');
   });
 
   it('parses each', () => {

@@ -58,6 +58,10 @@ export interface ServerOptions {
   requestTimeoutMs: number;
   /** kube's --shutdown-delay-duration in ms: how long readyz fails while requests are still served before shutdown. */
   shutdownDelayDurationMs: number;
+  /** kube's --service-cluster-ip-range: the CIDR Services' ClusterIPs are allocated from. */
+  serviceClusterIPRange: string;
+  /** kube's --service-node-port-range: the ports NodePorts are allocated from, inclusive. */
+  serviceNodePortRange: { base: number; size: number };
 }
 
 /** The flags of `windlass compact`. */
@@ -110,6 +114,8 @@ export function defaultServerOptions(): ServerOptions {
     maxMutatingRequestsInflight: 200,
     requestTimeoutMs: 60_000,
     shutdownDelayDurationMs: 0,
+    serviceClusterIPRange: '10.96.0.0/12',
+    serviceNodePortRange: { base: 30000, size: 2768 },
   };
 }
 
@@ -158,6 +164,27 @@ function parseBool(value: string): boolean {
 }
 
 // pflag's int: a decimal integer, with kube's check that the value is not negative.
+/** An IPv4 CIDR whose address is the network's (kube refuses `10.96.0.1/12` too). */
+function parseServiceCIDR(value: string): string {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/.exec(value);
+  const octets = m ? m.slice(1, 5).map(Number) : [];
+  const bits = m ? Number(m[5]) : -1;
+  if (!m || octets.some((o) => o > 255) || bits > 32) throw `invalid CIDR address: ${value}`;
+  const addr = ((octets[0] << 24) | (octets[1] << 16) | (octets[2] << 8) | octets[3]) >>> 0;
+  const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
+  if ((addr & mask) >>> 0 !== addr || bits > 30) throw `${value} is not a valid service CIDR: it must be a network address with room for services`;
+  return value;
+}
+
+/** kube's utilnet.PortRange: `30000-32767`, or a single port. */
+function parsePortRange(value: string): { base: number; size: number } {
+  const m = /^(\d+)(?:-(\d+))?$/.exec(value.trim());
+  const low = m ? Number(m[1]) : NaN;
+  const high = m && m[2] !== undefined ? Number(m[2]) : low;
+  if (!m || low > 65535 || high > 65535 || high < low) throw `unable to parse port range: ${value}`;
+  return { base: low, size: high - low + 1 };
+}
+
 function parseNonNegativeInt(value: string, flag: string): number {
   const n = /^[-+]?\d+$/.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(n)) throw `strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`;
@@ -340,6 +367,24 @@ const FLAGS: FlagSpec[] = [
     usage: 'The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests (429, Retry-After: 1). Zero for no limit. Watches are not counted; members of system:masters are never rejected.',
     set(s, v) {
       s.options.maxMutatingRequestsInflight = parseNonNegativeInt(v, 'max-mutating-requests-inflight');
+    },
+  },
+  {
+    name: 'service-cluster-ip-range',
+    type: 'string',
+    defaultText: defaults.serviceClusterIPRange,
+    usage: 'A CIDR notation IP range from which to assign service cluster IPs. The first address is the kubernetes Service\'s.',
+    set(s, v) {
+      s.options.serviceClusterIPRange = parseServiceCIDR(v);
+    },
+  },
+  {
+    name: 'service-node-port-range',
+    type: 'portRange',
+    defaultText: `${defaults.serviceNodePortRange.base}-${defaults.serviceNodePortRange.base + defaults.serviceNodePortRange.size - 1}`,
+    usage: 'A port range to reserve for services with NodePort visibility. This must not overlap with the ephemeral port range on nodes. Example: \'30000-32767\'. Inclusive at both ends of the range.',
+    set(s, v) {
+      s.options.serviceNodePortRange = parsePortRange(v);
     },
   },
   {

@@ -84,6 +84,7 @@ export function newAPIServer(o: ServerOptions, storage: Storage, creds: { tls: {
     compactionIntervalMs: o.etcdCompactionIntervalMs,
     compression: o.featureGates.APIResponseCompression,
     cacher: { historyWindowMs: o.watchCacheHistoryWindowMs, snapshotWindowMs: o.watchCacheSnapshotWindowMs },
+    services: { clusterIPRange: o.serviceClusterIPRange, nodePortRange: o.serviceNodePortRange },
     operations: {
       maxRequestsInflight: o.maxRequestsInflight,
       maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,

@@ -12,7 +12,7 @@ import { failure, newMethodNotAllowed, newMethodNotSupported, newRequestEntityTo
 import type { Storage } from '@windlass/storage';
 import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
 import { APIRegistry, builtinResources } from './registry/index.js';
-import type { AdmissionLookup, KubeObject, ResourceDefinition, StoreContext, UserInfo } from './registry/types.js';
+import { defaultServiceRanges, type AdmissionLookup, type KubeObject, type ResourceDefinition, type ServiceRanges, type StoreContext, type UserInfo } from './registry/types.js';
 import { Store, systemUser } from './registry/store.js';
 import { parseListOptions } from './registry/listoptions.js';
 import { negotiate, type Negotiated } from './negotiation.js';
@@ -59,6 +59,8 @@ export interface APIServerOptions {
   registryPrefix?: string;
   /** Without one, every request is allowed (tests of the API alone). */
   authenticator?: Authenticator;
+  /** Where Services' ClusterIPs and NodePorts come from (default kube's 10.96.0.0/12 and 30000-32767). */
+  services?: ServiceRanges;
   tls?: { cert: string; key: string };
   resources?: ResourceDefinition[];
   /** kube's --etcd-compaction-interval in ms (default 5 minutes); 0 disables periodic compaction, not POST /windlass/v1/compact. */
@@ -119,7 +121,7 @@ export class APIServer {
       }
       this.stores.set(def, store);
     }
-    const ctx: StoreContext = { storage, registryPrefix: prefix, lookup: (group, resource) => this.admissionLookup(group, resource) };
+    const ctx: StoreContext = { storage, registryPrefix: prefix, services: opts.services ?? defaultServiceRanges, lookup: (group, resource) => this.admissionLookup(group, resource) };
     for (const store of this.stores.values()) store.ctx = ctx;
     const namespaces = this.storeFor('', 'v1', 'namespaces')!;
     const namespacedStores = [...this.stores.values()].filter((s) => s.def.namespaced && s.cacher);

@@ -101,6 +101,15 @@ export interface AdmissionAttributes {
   lookup(group: string, resource: string): AdmissionLookup | undefined;
 }
 
+export interface ServiceRanges {
+  /** IPv4 CIDR, e.g. `10.96.0.0/12`. */
+  clusterIPRange: string;
+  /** First port and how many: 30000-32767 is { base: 30000, size: 2768 }. */
+  nodePortRange: { base: number; size: number };
+}
+
+export const defaultServiceRanges: ServiceRanges = { clusterIPRange: '10.96.0.0/12', nodePortRange: { base: 30000, size: 2768 } };
+
 export interface UserInfo {
   name: string;
   uid?: string;
@@ -113,6 +122,8 @@ export interface StoreContext {
   storage: import('@windlass/storage').Storage;
   /** The registry prefix every key lives under (`/registry`). */
   registryPrefix: string;
+  /** kube's --service-cluster-ip-range and --service-node-port-range. */
+  services: ServiceRanges;
   lookup(group: string, resource: string): AdmissionLookup | undefined;
 }
 
