@@ -5,6 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
+import { parseGoDuration } from '@windlass/machinery';
 
 export type Command = 'start' | 'compact' | 'help' | 'version';
 export type StorageKind = 'embedded' | 'etcd';
@@ -198,31 +199,13 @@ function parsePort(value: string): number {
   return n;
 }
 
-const DURATION_UNITS_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
 // Go's time.ParseDuration, which pflag's duration flags use; returns milliseconds.
 function parseDuration(value: string): number {
-  const quoted = JSON.stringify(value);
-  let rest = value;
-  let sign = 1;
-  if (rest.startsWith('-') || rest.startsWith('+')) {
-    if (rest[0] === '-') sign = -1;
-    rest = rest.slice(1);
+  try {
+    return parseGoDuration(value);
+  } catch (err) {
+    throw (err as Error).message;
   }
-  if (rest === '0') return 0;
-  if (rest === '') throw `time: invalid duration ${quoted}`;
-  let ms = 0;
-  while (rest !== '') {
-    const m = /^(\d*(?:\.\d*)?)([^\d.]*)/.exec(rest)!;
-    const [whole, num, unit] = m;
-    if (num === '' || num === '.') throw `time: invalid duration ${quoted}`;
-    if (unit === '') throw `time: missing unit in duration ${quoted}`;
-    const scale = DURATION_UNITS_MS[unit];
-    if (scale === undefined) throw `time: unknown unit ${JSON.stringify(unit)} in duration ${quoted}`;
-    ms += Number(num) * scale;
-    rest = rest.slice(whole.length);
-  }
-  return sign * ms;
 }
 
 /** As Go's Duration.String() prints the default in usage: 5m0s. */

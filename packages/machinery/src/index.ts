@@ -4,3 +4,4 @@ export * from './fields.js';
 export * from './validation.js';
 export * from './patchmeta.js';
 export * from './protobuf/index.js';
+export * from './duration.js';

@@ -227,6 +227,22 @@ describe('limits', () => {
     expect(value(text, 'apiserver_request_terminations_total', { verb: 'GET', resource: 'configmaps', code: '504' })).toBe(1);
     ctrl.abort();
   });
+
+  it('takes a request\'s own shorter ?timeout=, and refuses a malformed one as kube does', async () => {
+    const s = await start({ operations: { requestTimeoutMs: 60_000 }, cacher: { freshnessTimeoutMs: 5000 } });
+    await s.call('POST', cms, { body: cm('x') });
+    const began = Date.now();
+    const r = await s.call('GET', `${cms}/x?resourceVersion=99999999&timeout=300ms`);
+    expect(r.status).toBe(504);
+    expect(r.body.reason).toBe('Timeout');
+    expect(Date.now() - began).toBeLessThan(3000);
+    // A longer one than the server's is clamped to it; 0 means the server's.
+    expect((await s.call('GET', `${cms}/x?timeout=5m`)).status).toBe(200);
+    expect((await s.call('GET', `${cms}/x?timeout=0s`)).status).toBe(200);
+    const bad = await s.call('GET', `${cms}/x?timeout=soon`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe('invalid timeout specified in the request URL - time: invalid duration "soon"');
+  });
 });
 
 describe('health and graceful shutdown', () => {

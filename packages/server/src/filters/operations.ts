@@ -13,7 +13,7 @@ import { RequestMetrics, Route, dryRunIndex, isReadOnlyVerb, reportedVerbIndex, 
 import { MeteredStorage, StorageMetrics, type CachedResource, type StorageSize } from '../metrics/storagemetrics.js';
 import { metricsRoute } from '../metrics/endpoint.js';
 import { InflightLimiter, defaultInflightLimits, writeTooManyRequests, type InflightLimits } from './inflight.js';
-import { RequestDeadlines, defaultRequestTimeoutMs } from './timeout.js';
+import { RequestDeadlines, defaultRequestTimeoutMs, requestTimeoutParam } from './timeout.js';
 import { bodyLength, writeError } from '../respond.js';
 
 export interface OperationsOptions extends Partial<InflightLimits> {
@@ -85,12 +85,19 @@ export class ServerOperations {
     const route = this.requests.route(def, reportedVerbIndex(info, req.headers['content-type']), scopeIndex(info, def), dryRunIndex(url, query));
     if (info.verb === 'watch') return this.serveLongRunning(req, res, info, query, route, def, start, serve);
     const mutating = !isReadOnlyVerb(info.verb);
+    let ownTimeoutMs: number;
+    try {
+      ownTimeoutMs = requestTimeoutParam(query);
+    } catch (err) {
+      writeError(res, err);
+      return;
+    }
     if (!this.limiter.tryAcquire(mutating, groups)) {
       route.terminated(429);
       writeTooManyRequests(res);
       return;
     }
-    this.deadlines.start(res, start, route);
+    this.deadlines.start(res, start, route, ownTimeoutMs);
     try {
       await serve(req, res, info, query);
     } catch (err) {
