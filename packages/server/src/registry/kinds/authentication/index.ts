@@ -1,3 +1,5 @@
 import type { KindDefinition } from '../../types.js';
+import { selfSubjectReviews } from './selfsubjectreviews.js';
+import { tokenReviews } from './tokenreviews.js';
 
-export const definitions: KindDefinition[] = [];
+export const definitions: KindDefinition[] = [tokenReviews, selfSubjectReviews];
