@@ -1,3 +1,4 @@
 import type { KindDefinition } from '../../types.js';
+import { certificateSigningRequests } from './certificatesigningrequests.js';
 
-export const definitions: KindDefinition[] = [];
+export const definitions: KindDefinition[] = [certificateSigningRequests];
