@@ -81,6 +81,15 @@ describe('DaemonSet', () => {
     expect(rendered(strategy.validateUpdate(next, old))).toEqual(['spec.selector: Invalid value: {"matchLabels":{"app":"web","v":"2"}}: field is immutable']);
   });
 
+  test('an update tolerates an invalid expression value the stored selector already had', () => {
+    const sel = { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['bad value'] }] };
+    const old = daemonSet({ selector: sel });
+    expect(rendered(validateDaemonSetSpec(old)).map((e) => e.split(':')[0])).toEqual(['spec.selector.matchExpressions[0].values[0]']);
+    const next = clone(old);
+    (next.spec as Record<string, unknown>).minReadySeconds = 5;
+    expect(strategy.validateUpdate(next, old)).toEqual([]);
+  });
+
   test('status validation', () => {
     const old = daemonSet();
     const next = clone(old);

@@ -8,8 +8,8 @@ import { fieldErr, newBadRequest, type FieldError } from '@windlass/machinery';
 import type { KindDefinition, KubeObject } from '../../types.js';
 import { ageColumn, column } from '../common.js';
 import { ageOf } from '../../age.js';
-import { validateLabelSelector } from '../../validation/labelselector.js';
-import { labelSelectorIsEmpty, labelSelectorJSON } from './selector.js';
+import { validateLabelSelector, type LabelSelectorValidationOptions } from '../../validation/labelselector.js';
+import { labelSelectorIsEmpty, labelSelectorJSON, selectorHasInvalidLabelValue } from './selector.js';
 import {
   intOrPercentValue, validateNonnegativeField, validateNotMoreThan100Percent, validatePositiveIntOrPercent,
 } from '../../validation/intorpercent.js';
@@ -94,10 +94,10 @@ function validateUpdateStrategy(strategy: JsonObject, path: string): FieldError[
 }
 
 /** ValidateDaemonSetSpec: unlike the other workloads, a missing selector is only a template mismatch. */
-export function validateDaemonSetSpec(obj: KubeObject): FieldError[] {
+export function validateDaemonSetSpec(obj: KubeObject, opts: LabelSelectorValidationOptions = {}): FieldError[] {
   const spec = specOf(obj);
   const template = templateOf(spec);
-  const errs = validateLabelSelector(spec.selector, {}, 'spec.selector');
+  const errs = validateLabelSelector(spec.selector, opts, 'spec.selector');
   const selector = selectorOf(spec.selector);
   if (selector) errs.push(...templateLabelsMismatch(template, selector, 'spec.template'));
   if (isObject(spec.selector) && labelSelectorIsEmpty(spec.selector)) errs.push(invalidJSON('spec.selector', labelSelectorJSON(spec.selector), 'empty selector is invalid for daemonset'));
@@ -135,11 +135,15 @@ export const daemonSets: KindDefinition = {
     validate: validateDaemonSetSpec,
     // kube validates the spec twice on update (ValidateDaemonSet, then ValidateDaemonSetUpdate);
     // its message lists each error once, its causes twice.
-    validateUpdate: (obj, old) => [
-      ...validateDaemonSetSpec(obj),
-      ...validateDaemonSetSpec(obj),
-      ...validateImmutableSelector(specOf(obj).selector, specOf(old).selector, 'spec.selector'),
-    ],
+    validateUpdate: (obj, old) => {
+      // A stored selector with a value kube no longer accepts does not block updates.
+      const opts = { allowInvalidLabelValueInSelector: selectorHasInvalidLabelValue(specOf(old).selector) };
+      return [
+        ...validateDaemonSetSpec(obj, opts),
+        ...validateDaemonSetSpec(obj, opts),
+        ...validateImmutableSelector(specOf(obj).selector, specOf(old).selector, 'spec.selector'),
+      ];
+    },
   },
   subresourceStrategies: {
     status: {

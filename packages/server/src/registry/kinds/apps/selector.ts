@@ -71,3 +71,9 @@ export function sortedMap(m: unknown): Record<string, unknown> | null {
   for (const k of Object.keys(m).sort()) out[k] = m[k];
   return out;
 }
+
+/** LabelSelectorHasInvalidLabelValue: an expression value that is not a valid label value. */
+export function selectorHasInvalidLabelValue(sel: unknown): boolean {
+  if (!isObject(sel) || !Array.isArray(sel.matchExpressions)) return false;
+  return sel.matchExpressions.some((e) => isObject(e) && strings(e.values).some((v) => isValidLabelValue(v).length > 0));
+}
