@@ -1,3 +1,10 @@
+/**
+ * rbac.authorization.k8s.io/v1 objects as kube stores and validates them; enforcing them is
+ * another issue.
+ */
 import type { KindDefinition } from '../../types.js';
+import { roles } from './roles.js';
+import { clusterRoles } from './clusterroles.js';
+import { clusterRoleBindings, roleBindings } from './bindings.js';
 
-export const definitions: KindDefinition[] = [];
+export const definitions: KindDefinition[] = [roles, clusterRoles, roleBindings, clusterRoleBindings];
