@@ -1,3 +1,4 @@
 import type { KindDefinition } from '../../types.js';
+import { endpointSlices } from './endpointslices.js';
 
-export const definitions: KindDefinition[] = [];
+export const definitions: KindDefinition[] = [endpointSlices];

@@ -1,3 +1,4 @@
 import type { KindDefinition } from '../../types.js';
+import { eventsAPIEvents } from './events.js';
 
-export const definitions: KindDefinition[] = [];
+export const definitions: KindDefinition[] = [eventsAPIEvents];
