@@ -27,6 +27,7 @@ import { getResource, listResource } from './handlers/read.js';
 import { watchResource } from './handlers/watch.js';
 import { createResource, patchResource, updateResource } from './handlers/write.js';
 import { serveScale } from './handlers/scale.js';
+import { ensureBootstrapPolicy } from './rbac/index.js';
 import { servePodSubresource, servesPodSubresource } from './handlers/podsubresources.js';
 import { decodeObjectBody } from './handlers/body.js';
 import { decodeTyped, typedDecoder } from './handlers/typed.js';
@@ -378,6 +379,8 @@ export class APIServer {
       }
     }
     await this.namespaceController.resync();
+    // kube's rbac/bootstrap-roles post-start hook: the default roles and bindings, missing ones only.
+    await ensureBootstrapPolicy((group, resource) => this.admissionLookup(group, resource));
     this.bootstrapped = true;
   }
 

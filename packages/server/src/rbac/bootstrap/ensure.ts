@@ -40,9 +40,10 @@ async function createIfMissing(lookup: Lookup, resource: string, kind: string, i
   const store = lookup(rbacGroup, resource);
   if (!store) throw new Error(`${resource}.${rbacGroup} is not served`);
   const created: string[] = [];
-  for (const item of items) {
+  // All at once: the store batches concurrent writes (one transaction per turn on embedded storage), so a first start stays fast.
+  await Promise.all(items.map(async (item) => {
     const ns = item.metadata.namespace ?? '';
-    if (await store.get(ns, item.metadata.name)) continue;
+    if (await store.get(ns, item.metadata.name)) return;
     const obj = objectOf(kind, item);
     prepare?.(obj as unknown as ClusterRole);
     try {
@@ -51,7 +52,8 @@ async function createIfMissing(lookup: Lookup, resource: string, kind: string, i
     } catch (err) {
       if ((err as { code?: number }).code !== 409) throw err;
     }
-  }
+  }));
+  created.sort();
   return created;
 }
 
