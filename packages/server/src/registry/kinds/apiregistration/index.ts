@@ -1,3 +1,4 @@
 import type { KindDefinition } from '../../types.js';
+import { apiServices } from './apiservices.js';
 
-export const definitions: KindDefinition[] = [];
+export const definitions: KindDefinition[] = [apiServices];
