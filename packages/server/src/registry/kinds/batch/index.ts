@@ -1,3 +1,5 @@
 import type { KindDefinition } from '../../types.js';
+import { cronJobs } from './cronjobs.js';
+import { jobs } from './jobs.js';
 
-export const definitions: KindDefinition[] = [];
+export const definitions: KindDefinition[] = [jobs, cronJobs];
