@@ -1,3 +1,5 @@
 import type { KindDefinition } from '../../types.js';
+import { flowSchemas } from './flowschemas.js';
+import { priorityLevelConfigurations } from './prioritylevelconfigurations.js';
 
-export const definitions: KindDefinition[] = [];
+export const definitions: KindDefinition[] = [flowSchemas, priorityLevelConfigurations];
