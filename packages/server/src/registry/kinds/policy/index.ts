@@ -1,3 +1,4 @@
 import type { KindDefinition } from '../../types.js';
+import { podDisruptionBudgets } from './poddisruptionbudgets.js';
 
-export const definitions: KindDefinition[] = [];
+export const definitions: KindDefinition[] = [podDisruptionBudgets];
