@@ -294,8 +294,7 @@ async function allocClusterIPs(svc: Service, alloc: Allocation): Promise<void> {
       }
       ip = requested;
     }
-    if (requested === '') alloc.allocatedIPs.push(ip);
-    else if (!alloc.dryRun) alloc.allocatedIPs.push(ip);
+    if (!alloc.dryRun) alloc.allocatedIPs.push(ip);
     list[i] = ip;
     if (i === 0) s.clusterIP = ip;
   }

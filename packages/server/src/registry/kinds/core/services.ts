@@ -339,7 +339,8 @@ export const serviceAllocation: AdmissionPlugin = {
     const old = attrs.old as Service;
     const txn = await allocateUpdate(svc, old, attrs.ctx, attrs.dryRun);
     const errs = [
-      ...validateObjectMetaUpdate(svc.metadata, old.metadata),
+      // The Store makes the write conditional on the read revision after admission.
+      ...validateObjectMetaUpdate({ ...svc.metadata, resourceVersion: old.metadata.resourceVersion }, old.metadata),
       ...validateObjectMeta(svc.metadata, { namespaced: true, nameValidator: nameIsDNS1035Label }),
       ...validateServiceUpdate(svc, old),
     ];
