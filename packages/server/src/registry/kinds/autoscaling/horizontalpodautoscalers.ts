@@ -128,7 +128,8 @@ const columns = [
 ];
 
 const v2Table: TableConvertor = { columns, cells: (obj) => hpaCells(obj) };
-// kube prints its internal (v2-shaped) object whichever version is served.
+// kube prints its internal (v2-shaped) object whichever version is served. The table gets the
+// v1 form here, whose conversion puts the CPU target after the other metrics.
 const v1Table: TableConvertor = { columns, cells: (obj) => hpaCells(hpaV1ToV2(obj)) };
 
 export const horizontalPodAutoscalersV2: KindDefinition = {
