@@ -7,7 +7,7 @@
 import { fieldErr, labelSelectorFromObject, type FieldError, type LabelSelectorObject } from '@windlass/machinery';
 import type { KubeObject, ScaleDefinition } from '../../types.js';
 import { labelSelectorConvertible, labelSelectorIsEmpty, labelSelectorJSON, sortedMap } from './selector.js';
-import { validatePodTemplateSpec } from '../core/podspec/index.js';
+import { validatePodTemplateSpec, validatePodTemplateSpecUpdate } from '../core/podspec/index.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -139,11 +139,19 @@ export function workloadPodRules(template: JsonObject, templatePath: string, kin
   return errs;
 }
 
+/**
+ * ValidatePodTemplateSpec, on update with the relaxations kube derives from the old template
+ * (GetValidationOptionsFromPodTemplate): what the stored template already used stays allowed.
+ */
+export function validateTemplate(template: JsonObject, oldTemplate: JsonObject | undefined, templatePath: string): FieldError[] {
+  return oldTemplate ? validatePodTemplateSpecUpdate(template, oldTemplate, templatePath) : validatePodTemplateSpec(template, templatePath);
+}
+
 /** ValidatePodTemplateSpecForReplicaSet (Deployments use it too, with its ReplicaSet wording). */
-export function validateTemplateForReplicaSet(template: JsonObject, selector: TemplateSelector, templatePath: string): FieldError[] {
+export function validateTemplateForReplicaSet(template: JsonObject, selector: TemplateSelector, templatePath: string, oldTemplate?: JsonObject): FieldError[] {
   const errs: FieldError[] = [];
   if (!selector.empty) errs.push(...templateLabelsMismatch(template, selector, templatePath));
-  errs.push(...validatePodTemplateSpec(template, templatePath));
+  errs.push(...validateTemplate(template, oldTemplate, templatePath));
   errs.push(...workloadPodRules(template, templatePath, 'ReplicaSet'));
   return errs;
 }

@@ -13,12 +13,12 @@ import { labelSelectorIsEmpty, labelSelectorJSON, selectorHasInvalidLabelValue }
 import {
   intOrPercentValue, validateNonnegativeField, validateNotMoreThan100Percent, validatePositiveIntOrPercent,
 } from '../../validation/intorpercent.js';
-import { defaultPodTemplateSpec, validatePodTemplateSpec } from '../core/podspec/index.js';
+import { defaultPodTemplateSpec } from '../core/podspec/index.js';
 import {
   bumpGenerationIf, child, collisionCountDecremented, containerCells, containersColumnDescription, formatLabelSelector,
   formatLabels, imagesColumnDescription, intOrString, invalidJSON, isNil, isObject, keepAllButStatus, keepAnnotation,
   nonnegativeCounters, notSupportedJSON, num, parseInt64, selectorOf, semanticEqual, specOf, statusOf, str, templateLabelsMismatch,
-  templateOf, templatePodSpec, validateImmutableSelector, workloadPodRules, type JsonObject,
+  templateOf, templatePodSpec, validateImmutableSelector, validateTemplate, workloadPodRules, type JsonObject,
 } from './common.js';
 
 export const templateGenerationAnnotation = 'deprecated.daemonset.template.generation';
@@ -94,14 +94,14 @@ function validateUpdateStrategy(strategy: JsonObject, path: string): FieldError[
 }
 
 /** ValidateDaemonSetSpec: unlike the other workloads, a missing selector is only a template mismatch. */
-export function validateDaemonSetSpec(obj: KubeObject, opts: LabelSelectorValidationOptions = {}): FieldError[] {
+export function validateDaemonSetSpec(obj: KubeObject, old?: KubeObject, opts: LabelSelectorValidationOptions = {}): FieldError[] {
   const spec = specOf(obj);
   const template = templateOf(spec);
   const errs = validateLabelSelector(spec.selector, opts, 'spec.selector');
   const selector = selectorOf(spec.selector);
   if (selector) errs.push(...templateLabelsMismatch(template, selector, 'spec.template'));
   if (isObject(spec.selector) && labelSelectorIsEmpty(spec.selector)) errs.push(invalidJSON('spec.selector', labelSelectorJSON(spec.selector), 'empty selector is invalid for daemonset'));
-  errs.push(...validatePodTemplateSpec(template, 'spec.template'));
+  errs.push(...validateTemplate(template, old && templateOf(specOf(old)), 'spec.template'));
   errs.push(...workloadPodRules(template, 'spec.template', 'DaemonSet'));
   errs.push(...validateNonnegativeField(num(spec.minReadySeconds), 'spec.minReadySeconds'));
   errs.push(...validateUpdateStrategy(isObject(spec.updateStrategy) ? spec.updateStrategy : {}, 'spec.updateStrategy'));
@@ -132,15 +132,15 @@ export const daemonSets: KindDefinition = {
       setTemplateGeneration(obj, templateChanged ? generation + 1 : generation);
       bumpGenerationIf(obj, old, templateChanged || !semanticEqual(obj.spec, old.spec));
     },
-    validate: validateDaemonSetSpec,
+    validate: (obj) => validateDaemonSetSpec(obj),
     // kube validates the spec twice on update (ValidateDaemonSet, then ValidateDaemonSetUpdate);
     // its message lists each error once, its causes twice.
     validateUpdate: (obj, old) => {
       // A stored selector with a value kube no longer accepts does not block updates.
       const opts = { allowInvalidLabelValueInSelector: selectorHasInvalidLabelValue(specOf(old).selector) };
       return [
-        ...validateDaemonSetSpec(obj, opts),
-        ...validateDaemonSetSpec(obj, opts),
+        ...validateDaemonSetSpec(obj, old, opts),
+        ...validateDaemonSetSpec(obj, old, opts),
         ...validateImmutableSelector(specOf(obj).selector, specOf(old).selector, 'spec.selector'),
       ];
     },

@@ -96,13 +96,13 @@ function validateRollingUpdate(ru: JsonObject, path: string): FieldError[] {
 }
 
 /** ValidateDeploymentSpec. */
-export function validateDeploymentSpec(obj: KubeObject): FieldError[] {
+export function validateDeploymentSpec(obj: KubeObject, old?: KubeObject): FieldError[] {
   const spec = specOf(obj);
   const errs: FieldError[] = [...validateNonnegativeField(num(spec.replicas), 'spec.replicas')];
   errs.push(...validateRequiredSelector(spec.selector, 'spec.selector', 'empty selector is invalid for deployment', (s, p) => validateLabelSelector(s, {}, p)));
   const selector = selectorOf(spec.selector);
   if (!selector) errs.push(invalidJSON('spec.selector', labelSelectorJSON(spec.selector), 'invalid label selector'));
-  else errs.push(...validateTemplateForReplicaSet(templateOf(spec), selector, 'spec.template'));
+  else errs.push(...validateTemplateForReplicaSet(templateOf(spec), selector, 'spec.template', old && templateOf(specOf(old))));
   errs.push(...validateStrategy(isObject(spec.strategy) ? spec.strategy : {}, 'spec.strategy'));
   errs.push(...validateNonnegativeField(num(spec.minReadySeconds), 'spec.minReadySeconds'));
   if (!isNil(spec.revisionHistoryLimit)) errs.push(...validateNonnegativeField(num(spec.revisionHistoryLimit), 'spec.revisionHistoryLimit'));
@@ -141,9 +141,9 @@ export const deployments: KindDefinition = {
       const changed = !semanticEqual(obj.spec, old.spec) || !semanticEqual(obj.metadata.annotations, old.metadata.annotations);
       bumpGenerationIf(obj, old, changed);
     },
-    validate: validateDeploymentSpec,
+    validate: (obj) => validateDeploymentSpec(obj),
     validateUpdate: (obj, old) => [
-      ...validateDeploymentSpec(obj),
+      ...validateDeploymentSpec(obj, old),
       ...validateImmutableSelector(specOf(obj).selector, specOf(old).selector, 'spec.selector'),
     ],
   },

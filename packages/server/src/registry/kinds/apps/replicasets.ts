@@ -26,7 +26,7 @@ export function defaultReplicaSet(obj: KubeObject): void {
 }
 
 /** ValidateReplicaSetSpec (its empty-selector message says "deployment" in kube too). */
-export function validateReplicaSetSpec(obj: KubeObject): FieldError[] {
+export function validateReplicaSetSpec(obj: KubeObject, old?: KubeObject): FieldError[] {
   const spec = specOf(obj);
   const errs: FieldError[] = [
     ...validateNonnegativeField(num(spec.replicas), 'spec.replicas'),
@@ -35,7 +35,7 @@ export function validateReplicaSetSpec(obj: KubeObject): FieldError[] {
   ];
   const selector = selectorOf(spec.selector);
   if (!selector) errs.push(invalidJSON('spec.selector', labelSelectorJSON(spec.selector), 'invalid label selector'));
-  else errs.push(...validateTemplateForReplicaSet(templateOf(spec), selector, 'spec.template'));
+  else errs.push(...validateTemplateForReplicaSet(templateOf(spec), selector, 'spec.template', old && templateOf(specOf(old))));
   return errs;
 }
 
@@ -56,12 +56,12 @@ export const replicaSets: KindDefinition = {
   strategy: {
     defaults: defaultReplicaSet,
     prepareForUpdate: (obj, old) => bumpGenerationIf(obj, old, !semanticEqual(obj.spec, old.spec)),
-    validate: validateReplicaSetSpec,
+    validate: (obj) => validateReplicaSetSpec(obj),
     // kube validates the spec twice on update (ValidateReplicaSet, then ValidateReplicaSetUpdate);
     // its message lists each error once, its causes twice.
     validateUpdate: (obj, old) => [
-      ...validateReplicaSetSpec(obj),
-      ...validateReplicaSetSpec(obj),
+      ...validateReplicaSetSpec(obj, old),
+      ...validateReplicaSetSpec(obj, old),
       ...validateImmutableSelector(specOf(obj).selector, specOf(old).selector, 'spec.selector'),
     ],
   },

@@ -50,6 +50,21 @@ describe('StatefulSet validation', () => {
     expect(validateStatefulSetSpec(s)).toEqual([]);
   });
 
+  test('the pod template is validated (1.34+) over the claim templates\' volumes', () => {
+    const s = statefulSet();
+    (s.spec as { template: { spec: { containers: Array<Record<string, unknown>> } } }).template.spec.containers[0].volumeMounts = [{ name: 'data', mountPath: '/data' }];
+    expect(rendered(validateStatefulSetSpec(s))).toEqual(['spec.template.spec.containers[0].volumeMounts[0].name: Not found: "data"']);
+  });
+
+  test('claim templates are validated as claim specs (1.34+), except on updates of a set that already had invalid ones', () => {
+    const bad = { metadata: { name: 'data' }, spec: { resources: { requests: { storage: '1Gi' } } } };
+    const s = statefulSet({ volumeClaimTemplates: [clone(bad)] });
+    expect(rendered(validateStatefulSetSpec(s))).toEqual(['spec.volumeClaimTemplates[0].spec.accessModes: Required value: at least 1 access mode is required']);
+    const next = clone(s);
+    (next.spec as Record<string, unknown>).replicas = 3;
+    expect(validateStatefulSetUpdate(next, s)).toEqual([]);
+  });
+
   test('podManagementPolicy and updateStrategy values', () => {
     expect(rendered(validateStatefulSetSpec(statefulSet({ podManagementPolicy: 'Random' })))).toEqual([
       "spec.podManagementPolicy: Invalid value: \"Random\": must be 'OrderedReady' or 'Parallel'",

@@ -17,7 +17,8 @@ import { labelSelectorIsEmpty, labelSelectorJSON } from './selector.js';
 import {
   intOrPercentValue, validateNonnegativeField, validateNotMoreThan100Percent, validatePositiveIntOrPercent,
 } from '../../validation/intorpercent.js';
-import { defaultPodTemplateSpec, validatePodTemplateSpec } from '../core/podspec/index.js';
+import { defaultPodTemplateSpec, validatePodTemplateSpec, validatePodTemplateSpecUpdate } from '../core/podspec/index.js';
+import { defaultPersistentVolumeClaimSpec, validatePersistentVolumeClaimSpec } from '../core/persistentvolumeclaims.js';
 import {
   bumpGenerationIf, child, collisionCountDecremented, containerCells, containersColumnDescription, imagesColumnDescription,
   intOrString, invalidJSON, isNil, isObject, nonnegativeCounters, notGreaterThan, num, selectorOf, semanticEqual, specOf,
@@ -28,8 +29,7 @@ const retentionPolicies = ['Retain', 'Delete'];
 
 /** SetDefaults_PersistentVolumeClaim and SetDefaults_PersistentVolumeClaimSpec, as the generated defaulter walks claim templates. */
 function defaultClaimTemplate(pvc: JsonObject): void {
-  const spec = child(pvc, 'spec');
-  if (isNil(spec.volumeMode)) spec.volumeMode = 'Filesystem';
+  defaultPersistentVolumeClaimSpec(child(pvc, 'spec'));
   const status = child(pvc, 'status');
   if (!str(status.phase)) status.phase = 'Pending';
 }
@@ -139,15 +139,27 @@ function templateWithClaimVolumes(spec: JsonObject): JsonObject {
   return { ...template, spec: { ...templatePodSpec(template), volumes } };
 }
 
-/** ValidateStatefulSetSpec. */
-export function validateStatefulSetSpec(obj: KubeObject): FieldError[] {
+/** ValidateVolumeClaimTemplates (1.34+): each claim template's spec as a PersistentVolumeClaim's. */
+function validateClaimTemplates(spec: JsonObject): FieldError[] {
+  const templates = Array.isArray(spec.volumeClaimTemplates) ? spec.volumeClaimTemplates : [];
+  return templates.flatMap((pvc, i) => validatePersistentVolumeClaimSpec(isObject(pvc) && isObject(pvc.spec) ? pvc.spec : {}, `spec.volumeClaimTemplates[${i}].spec`));
+}
+
+/**
+ * ValidateStatefulSetSpec. kube added the claim-template and pod-template checks in 1.34 and
+ * ratchets them: an update of a set whose stored templates already fail them is not refused
+ * for it.
+ */
+export function validateStatefulSetSpec(obj: KubeObject, old?: KubeObject): FieldError[] {
   const spec = specOf(obj);
+  const oldSpec = old ? specOf(old) : undefined;
   const errs: FieldError[] = [];
   const policy = str(spec.podManagementPolicy);
   if (policy === '') errs.push(fieldErr.required('spec.podManagementPolicy'));
   else if (policy !== 'OrderedReady' && policy !== 'Parallel') errs.push(fieldErr.invalid('spec.podManagementPolicy', policy, "must be 'OrderedReady' or 'Parallel'"));
   errs.push(...validateUpdateStrategy(isObject(spec.updateStrategy) ? spec.updateStrategy : {}, 'spec.updateStrategy'));
   errs.push(...validateRetentionPolicy(spec.persistentVolumeClaimRetentionPolicy, 'spec.persistentVolumeClaimRetentionPolicy'));
+  if (!oldSpec || validateClaimTemplates(oldSpec).length === 0) errs.push(...validateClaimTemplates(spec));
   errs.push(...validateNonnegativeField(num(spec.replicas), 'spec.replicas'));
   errs.push(...validateNonnegativeField(num(spec.minReadySeconds), 'spec.minReadySeconds'));
   if (isObject(spec.ordinals)) errs.push(...validateNonnegativeField(num(spec.ordinals.start), 'spec.ordinals.start'));
@@ -163,7 +175,12 @@ export function validateStatefulSetSpec(obj: KubeObject): FieldError[] {
   } else {
     const template = templateWithClaimVolumes(spec);
     if (!selector.empty) errs.push(...templateLabelsMismatch(template, selector, 'spec.template'));
-    errs.push(...validatePodTemplateSpec(template, 'spec.template'));
+    if (!oldSpec) {
+      errs.push(...validatePodTemplateSpec(template, 'spec.template'));
+    } else {
+      const oldTemplate = templateWithClaimVolumes(oldSpec);
+      if (validatePodTemplateSpec(oldTemplate, 'spec.template').length === 0) errs.push(...validatePodTemplateSpecUpdate(template, oldTemplate, 'spec.template'));
+    }
   }
   errs.push(...workloadPodRules(templateOf(spec), 'spec.template', 'StatefulSet'));
   return errs;
@@ -173,7 +190,7 @@ export function validateStatefulSetSpec(obj: KubeObject): FieldError[] {
 const mutableSpecFields = ['replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy', 'minReadySeconds'];
 
 export function validateStatefulSetUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
-  const errs = validateStatefulSetSpec(obj);
+  const errs = validateStatefulSetSpec(obj, old);
   const fixed = (o: KubeObject) => {
     const rest: JsonObject = { ...specOf(o) };
     for (const f of mutableSpecFields) delete rest[f];
@@ -207,7 +224,7 @@ export const statefulSets: KindDefinition = {
     defaults: defaultStatefulSet,
     normalize: normalizeStatefulSet,
     prepareForUpdate: (obj, old) => bumpGenerationIf(obj, old, !semanticEqual(obj.spec, old.spec)),
-    validate: validateStatefulSetSpec,
+    validate: (obj) => validateStatefulSetSpec(obj),
     validateUpdate: validateStatefulSetUpdate,
   },
   subresourceStrategies: { status: { validateUpdate: validateStatefulSetStatusUpdate } },
