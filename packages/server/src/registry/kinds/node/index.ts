@@ -1,3 +1,4 @@
 import type { KindDefinition } from '../../types.js';
+import { runtimeClasses } from './runtimeclasses.js';
 
-export const definitions: KindDefinition[] = [];
+export const definitions: KindDefinition[] = [runtimeClasses];

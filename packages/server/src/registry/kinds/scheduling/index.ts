@@ -1,3 +1,4 @@
 import type { KindDefinition } from '../../types.js';
+import { priorityClasses } from './priorityclasses.js';
 
-export const definitions: KindDefinition[] = [];
+export const definitions: KindDefinition[] = [priorityClasses];
