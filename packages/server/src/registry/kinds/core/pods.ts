@@ -10,8 +10,8 @@ import { nameIsDNSSubdomain } from '../../names.js';
 import { ageOf } from '../../age.js';
 import { ageColumn, column } from '../common.js';
 import {
-  convertPodStatusIPs, defaultPod, preparePodForCreate, validatePodCreate, validatePodEphemeralContainersUpdate,
-  validatePodStatusUpdate, validatePodUpdate, validationOptionsFor,
+  convertPodStatusIPs, defaultPod, preparePodForCreate, resizedSpec, validatePodCreate, validatePodEphemeralContainersUpdate,
+  validatePodResize, validatePodStatusUpdate, validatePodUpdate, validationOptionsFor,
 } from './podspec/index.js';
 import { limitRangerAdmission } from '../../../admission/limitranger.js';
 import { serviceAccountAdmission } from '../../../admission/serviceaccount.js';
@@ -77,6 +77,20 @@ const ephemeralContainersStrategy: StatusStrategy = {
     }
   },
   validateUpdate: (pod, old) => validatePodEphemeralContainersUpdate(pod, old, { ...validationOptionsFor(specOf(old), old.metadata.annotations), resourceIsPod: true }),
+};
+
+/** podResizeStrategy: only the containers' resources and resize policies come from the request. */
+const resizeStrategy: StatusStrategy = {
+  prepareForUpdate(pod, old) {
+    const spec = resizedSpec(specOf(pod), specOf(old));
+    keepAllBut(pod, old, []);
+    pod.spec = spec;
+    for (const k of resetMeta) {
+      if (old.metadata[k] === undefined) delete pod.metadata[k];
+      else pod.metadata[k] = old.metadata[k];
+    }
+  },
+  validateUpdate: (pod, old) => validatePodResize(pod, old, { ...validationOptionsFor(specOf(old), old.metadata.annotations), resourceIsPod: true }),
 };
 
 /** The pod's readiness as `kubectl get pods` counts it, its status word and its restarts (printPod). */
@@ -190,7 +204,7 @@ export const pods: KindDefinition = {
     validate: (pod) => validatePodCreate(pod as Json, { resourceIsPod: true }),
     validateUpdate: (pod, old) => validatePodUpdate(pod as Json, old as Json, { ...validationOptionsFor(specOf(old), old.metadata.annotations), resourceIsPod: true }),
   },
-  subresourceStrategies: { status: statusStrategy, ephemeralcontainers: ephemeralContainersStrategy },
+  subresourceStrategies: { status: statusStrategy, ephemeralcontainers: ephemeralContainersStrategy, resize: resizeStrategy },
   admission: [limitRangerAdmission, serviceAccountAdmission, podSecurityAdmission, priorityAdmission, defaultTolerationSecondsAdmission],
   table: { columns: podColumns, cells: (pod) => podCells(pod) },
   selectableFields: {

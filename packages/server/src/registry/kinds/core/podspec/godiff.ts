@@ -57,12 +57,12 @@ function orderedKeys(v: JsonObject, order?: string[]): string[] {
   return [...known, ...Object.keys(v).filter((k) => !order.includes(k))];
 }
 
-/** go-cmp's elided rendering of a value (struct fields beyond four and nesting beyond two levels become `...`). */
+/** go-cmp's elided rendering of a value (struct fields beyond four and nesting beyond four levels become `...`). */
 function formatValue(v: unknown, field: string, depth: number): string {
   if (v === undefined || v === null) return 'nil';
   if (typeof v === 'string') return JSON.stringify(v);
   if (typeof v === 'number' || typeof v === 'boolean') return pointerFields.has(field) ? `&${v}` : String(v);
-  if (depth > 3) return '{...}';
+  if (depth > 4) return '{...}';
   if (Array.isArray(v)) {
     if (v.length === 0) return '{}';
     const shown = v.slice(0, 4).map((e) => formatValue(e, field, depth + 1));

@@ -15,3 +15,4 @@ export {
 export { validatePodCreate, validatePodMeta, preparePodForCreate, convertPodStatusIPs } from './pod.js';
 export { validatePodUpdate, validatePodStatusUpdate, validatePodEphemeralContainersUpdate } from './update.js';
 export { podQOSClass } from './resources.js';
+export { resizedSpec, validatePodResize } from './resize.js';
