@@ -24,6 +24,15 @@ describeBackends('API server', (ctx) => {
     expect((await t.call('GET', '/api/v1/namespaces/default')).status).toBe(200);
   });
 
+  test('the kubernetes Service holds the first address of the service range and points at the secure port', async () => {
+    const svc = await t.call('GET', '/api/v1/namespaces/default/services/kubernetes');
+    expect(svc.status).toBe(200);
+    expect(svc.body.spec).toMatchObject({ type: 'ClusterIP', clusterIP: '10.96.0.1', clusterIPs: ['10.96.0.1'], ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: Number(new URL(t.base).port) }] });
+    expect(svc.body.metadata.labels).toEqual({ component: 'apiserver', provider: 'kubernetes' });
+    const taken = await t.call('POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'x' }, spec: { clusterIP: '10.96.0.1', ports: [{ port: 80 }] } } });
+    expect(taken.status).toBe(422);
+  });
+
   test('a create carrying a resourceVersion: a dry run echoes it, a real one is a bare 500', async () => {
     const dry = await t.call('POST', '/api/v1/namespaces/default/configmaps?dryRun=All', { body: cm('m', { resourceVersion: '12345' }) });
     expect(dry.status).toBe(201);

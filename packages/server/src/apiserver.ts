@@ -28,6 +28,7 @@ import { watchResource } from './handlers/watch.js';
 import { createResource, patchResource, updateResource } from './handlers/write.js';
 import { serveScale } from './handlers/scale.js';
 import { ensureBootstrapPolicy } from './rbac/index.js';
+import { kubernetesServiceObject } from './registry/kinds/core/services.js';
 import { servePodSubresource, servesPodSubresource } from './handlers/podsubresources.js';
 import { decodeObjectBody } from './handlers/body.js';
 import { decodeTyped, typedDecoder } from './handlers/typed.js';
@@ -113,7 +114,7 @@ export class APIServer {
     // clients watch; the versions of a resource (autoscaling/v1 and v2) share its keys and cache.
     const cachers = new Map<string, Cacher>();
     for (const def of this.registry.all()) {
-      const storageDef = def.conversion ? this.registry.lookup(def.group, def.conversion.storageVersion, def.resource) : undefined;
+      const storageDef = def.conversion ? this.registry.lookup(def.conversion.storageGroup ?? def.group, def.conversion.storageVersion, def.resource) : undefined;
       const store = new Store(def, storage, prefix, storageDef);
       if (def.stored !== false) {
         let cacher = cachers.get(store.resourcePrefix);
@@ -404,7 +405,23 @@ export class APIServer {
     });
     const addr = server.address() as AddressInfo;
     this.address = `${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}`;
+    await this.ensureKubernetesService(addr.port);
     return addr.port;
+  }
+
+  /**
+   * kube's bootstrap controller: the `kubernetes` Service in `default` holds the first address
+   * of the service range and points at the secure port. Any replica may create it; the others
+   * find it there.
+   */
+  private async ensureKubernetesService(securePort: number): Promise<void> {
+    const services = this.admissionLookup('', 'services');
+    if (!services || (await services.get('default', 'kubernetes'))) return;
+    try {
+      await services.create('default', kubernetesServiceObject(this.opts.services ?? defaultServiceRanges, securePort));
+    } catch (err) {
+      if ((err as { code?: number }).code !== 409) throw err;
+    }
   }
 
   /**

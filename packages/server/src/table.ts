@@ -30,9 +30,9 @@ export function toTable(def: ResourceDefinition, items: KubeObject[], listMeta: 
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
     metadata: listMeta,
-    columnDefinitions: withHeaders ? [nameColumn, ...def.table.columns] : null,
+    columnDefinitions: withHeaders ? (def.table.ownNameColumn ? def.table.columns : [nameColumn, ...def.table.columns]) : null,
     rows: items.map((obj) => {
-      const row: Record<string, unknown> = { cells: [obj.metadata.name ?? '', ...def.table.cells(obj)] };
+      const row: Record<string, unknown> = { cells: def.table.ownNameColumn ? def.table.cells(obj) : [obj.metadata.name ?? '', ...def.table.cells(obj)] };
       const o = rowObject(obj, include);
       if (o !== undefined) row.object = o;
       return row;

@@ -20,7 +20,9 @@ export async function deleteResource(s: RequestScope): Promise<void> {
   if (s.def.group) details.group = s.def.group;
   details.kind = s.def.resource;
   details.uid = object.metadata.uid ?? '';
-  writeObject(s.res, 200, successStatus(details), s.negotiated);
+  // kube's delete answers a Success Status without a code.
+  const { code: _, ...status } = successStatus(details);
+  writeObject(s.res, 200, status, s.negotiated);
 }
 
 export async function deleteCollection(s: RequestScope): Promise<void> {

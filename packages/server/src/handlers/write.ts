@@ -25,7 +25,8 @@ export async function updateResource(s: RequestScope): Promise<void> {
   const opts = writeOptions(s, 'UpdateOptions');
   const obj = decodeObjectBody(s.body, s.req.headers['content-type'], s.def);
   decodeTyped(await typedDecoder(s.def), obj, s.def, opts.fieldValidation, s.res);
-  writeResult(s, 200, await s.store.update(s.info.namespace, s.info.name, obj, opts));
+  const { object, created } = await s.store.update(s.info.namespace, s.info.name, obj, opts);
+  writeResult(s, created ? 201 : 200, object);
 }
 
 export async function patchResource(s: RequestScope): Promise<void> {

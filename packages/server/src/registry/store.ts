@@ -73,9 +73,10 @@ export class Store {
   readonly kind: ResourceDefinition;
 
   constructor(readonly def: ResourceDefinition, readonly storage: Storage, registryPrefix: string, storageDef?: ResourceDefinition) {
-    this.gr = { group: def.group, resource: def.resource };
     this.resourcePrefix = `${registryPrefix}/${def.keyPrefix ?? def.resource}/`;
     this.kind = def.conversion && storageDef ? storageDef : def;
+    // Errors name what is stored: kube answers `Event "x" is invalid` through events.k8s.io too.
+    this.gr = { group: this.kind.group, resource: this.kind.resource };
     this.attrsOf = objectAttrs(this.kind);
   }
 
@@ -120,7 +121,7 @@ export class Store {
   }
 
   get qualifiedKind() {
-    return { group: this.def.group, kind: this.def.kind };
+    return { group: this.kind.internalGroup ?? this.kind.group, kind: this.kind.kind };
   }
 
   /**
@@ -453,15 +454,28 @@ export class Store {
   }
 
   /** PUT: replace the object; a resourceVersion in the body is a precondition. */
-  async update(namespace: string, name: string, body: KubeObject, opts: WriteOptions): Promise<CachedObject> {
+  async update(namespace: string, name: string, body: KubeObject, opts: WriteOptions): Promise<{ object: CachedObject; created: boolean }> {
     if ((body.metadata.name ?? '') !== name) throw newBadRequest(`the name of the object (${body.metadata.name ?? ''}) does not match the name on the URL (${name})`);
     ensureNamespaceMatches(body, namespace, this.def.namespaced);
     const precondition = body.metadata.resourceVersion;
     if (precondition) parseResourceVersion(precondition);
-    return this.guaranteedUpdate(namespace, name, (current) => {
-      if (precondition && precondition !== current.metadata.resourceVersion) throw preconditionFailed(this.gr, name, precondition, current);
-      return structuredClone(body);
-    }, opts);
+    try {
+      const object = await this.guaranteedUpdate(namespace, name, (current) => {
+        if (precondition && precondition !== current.metadata.resourceVersion) throw preconditionFailed(this.gr, name, precondition, current);
+        return structuredClone(body);
+      }, opts);
+      return { object, created: false };
+    } catch (err) {
+      // Kinds kube lets PUT create (leases, services, events…): a missing object without a precondition is created.
+      if ((err as StatusError).code !== 404 || !this.def.allowCreateOnUpdate || precondition || opts.subresource) throw err;
+      try {
+        return { object: await this.create(namespace, structuredClone(body), opts), created: true };
+      } catch (createErr) {
+        // Another writer created it meanwhile: this PUT updates theirs.
+        if ((createErr as StatusError).code !== 409) throw createErr;
+        return { object: await this.guaranteedUpdate(namespace, name, () => structuredClone(body), opts), created: false };
+      }
+    }
   }
 
   /** PATCH: `apply` computes the patched object from the current one; a resourceVersion it sets is a precondition. */

@@ -166,6 +166,11 @@ export interface TableColumn {
 }
 
 export interface TableConvertor {
+  /**
+   * Kube's tables start with a Name column, which the server adds; kinds whose printer puts
+   * it elsewhere (events: last, priority 1) set this and give every column themselves.
+   */
+  ownNameColumn?: boolean;
   columns: TableColumn[];
   /** Cells after the name cell, which every table starts with. */
   cells(obj: KubeObject): unknown[];
@@ -186,6 +191,11 @@ export interface ResourceDefinition {
   version: string;
   kind: string;
   listKind: string;
+  /**
+   * The group kube's validation errors name when its internal type is registered elsewhere
+   * (`Ingress.extensions "x" is invalid`); default: the group.
+   */
+  internalGroup?: string;
   /** The plural resource name used in URLs and storage keys. */
   resource: string;
   singularName: string;
@@ -221,7 +231,13 @@ export interface ResourceDefinition {
    * storage version. toStorage maps a body of this version to the storage version's form,
    * fromStorage the stored form to this version's.
    */
-  conversion?: { storageVersion: string; toStorage(obj: KubeObject): KubeObject; fromStorage(obj: KubeObject): KubeObject };
+  conversion?: {
+    storageVersion: string;
+    /** The storage version's group when it is another one (events.k8s.io events are stored as core/v1 Events). */
+    storageGroup?: string;
+    toStorage(obj: KubeObject): KubeObject;
+    fromStorage(obj: KubeObject): KubeObject;
+  };
   /**
    * A computed, create-only resource (TokenReview, SubjectAccessReview, SelfSubjectRulesReview…):
    * answers the decoded request object with its status filled in (201), never stores it.

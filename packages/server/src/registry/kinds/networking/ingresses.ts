@@ -210,7 +210,7 @@ function formatHosts(rules: unknown[]): string {
 }
 
 export const ingresses: KindDefinition = {
-  group: 'networking.k8s.io', version: 'v1', resource: 'ingresses',
+  group: 'networking.k8s.io', version: 'v1', resource: 'ingresses', internalGroup: 'extensions',
   generation: true,
   strategy: {
     validate: validateIngressCreate,

@@ -120,7 +120,7 @@ function storedCIDRs(old: KubeObject): string[] {
 }
 
 export const networkPolicies: KindDefinition = {
-  group: 'networking.k8s.io', version: 'v1', resource: 'networkpolicies',
+  group: 'networking.k8s.io', version: 'v1', resource: 'networkpolicies', internalGroup: 'extensions',
   generation: true,
   strategy: {
     defaults: defaultNetworkPolicy,
