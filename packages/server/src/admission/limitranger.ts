@@ -36,8 +36,12 @@ function containerDefaults(lr: KubeObject): { requests: Json; limits: Json } {
   const limits: Json = {};
   for (const item of list(obj(lr.spec).limits)) {
     if (item.type !== 'Container') continue;
-    Object.assign(requests, obj(item.defaultRequest));
-    Object.assign(limits, obj(item.default));
+    // SetDefaults_LimitRangeItem, in case the stored item predates it: the default limit
+    // falls back to max, the default request to the default limit, then to min.
+    const defaultLimit: Json = { ...obj(item.max), ...obj(item.default) };
+    const defaultRequest: Json = { ...obj(item.min), ...defaultLimit, ...obj(item.defaultRequest) };
+    Object.assign(requests, defaultRequest);
+    Object.assign(limits, defaultLimit);
   }
   return { requests, limits };
 }
