@@ -30,7 +30,7 @@ describe('StorageClasses', () => {
     expect(validate(storageClasses, { metadata: { name: 'std' } })).toEqual(['provisioner: Required value']);
     expect(validate(storageClasses, { metadata: { name: 'std' }, provisioner: 'p', volumeBindingMode: 'Eventually' })).toEqual(['volumeBindingMode: Unsupported value: "Eventually": supported values: "Immediate", "WaitForFirstConsumer"']);
     expect(update(storageClasses, { metadata: { name: 'std' }, provisioner: 'p', parameters: { type: 'io2' } }, { metadata: { name: 'std' }, provisioner: 'p' })).toEqual(['parameters: Forbidden: updates to parameters are forbidden.']);
-    expect(storageClasses.table!.cells(sc).slice(0, 4)).toEqual(['ebs.csi.aws.com', 'Delete', 'Immediate', false]);
+    expect(storageClasses.table!.cells(sc).slice(0, 5)).toEqual(['std', 'ebs.csi.aws.com', 'Delete', 'Immediate', false]);
     expect(storageClassNameCell({ metadata: { name: 'std', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } } })).toBe('std (default)');
   });
 });

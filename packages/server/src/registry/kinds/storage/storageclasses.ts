@@ -5,7 +5,7 @@
  */
 import { fieldErr, type FieldError } from '@windlass/machinery';
 import type { KindDefinition, KubeObject } from '../../types.js';
-import { ageColumn, column } from '../common.js';
+import { ageColumn, column, nameColumn } from '../common.js';
 import { ageOf } from '../../age.js';
 import { nameIsDNSSubdomain } from '../../names.js';
 import { validateTopologySelectorTerm } from '../../validation/nodeselector.js';
@@ -71,7 +71,10 @@ export const storageClasses: KindDefinition = {
     validateUpdate: (o, old) => [...validateStorageClass(o as StorageClass), ...validateStorageClassUpdate(o as StorageClass, old as StorageClass)],
   },
   table: {
+    // kube's printer marks the default class in the Name cell.
+    ownNameColumn: true,
     columns: [
+      nameColumn,
       column('Provisioner', 'string', 'provisioner indicates the type of the provisioner.'),
       column('ReclaimPolicy', 'string', 'reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete.'),
       column('VolumeBindingMode', 'string', 'volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.'),
@@ -80,7 +83,7 @@ export const storageClasses: KindDefinition = {
     ],
     cells(o) {
       const sc = o as StorageClass;
-      return [str(sc.provisioner), str(sc.reclaimPolicy) || 'Delete', str(sc.volumeBindingMode) || 'Immediate', sc.allowVolumeExpansion === true, ageOf(o.metadata.creationTimestamp)];
+      return [storageClassNameCell(o), str(sc.provisioner), str(sc.reclaimPolicy) || 'Delete', str(sc.volumeBindingMode) || 'Immediate', sc.allowVolumeExpansion === true, ageOf(o.metadata.creationTimestamp)];
     },
   },
 };
