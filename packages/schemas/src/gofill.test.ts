@@ -41,6 +41,11 @@ describe('objects as Go encodes kube structs', () => {
     expect(d.spec.template.spec.volumes[0]).toEqual({ name: 'v', emptyDir: {} });
   });
 
+  test('an empty list or map without omitempty reads back as null, as after kube\'s protobuf storage', () => {
+    const n = encode('storage.k8s.io', 'v1', 'CSINode', { metadata: { name: 'n' }, spec: { drivers: [] } });
+    expect(n.spec.drivers).toBeNull();
+  });
+
   test('kinds without a Go type get no encoder', () => {
     expect(goEncoderFor(schemas, { group: 'example.com', version: 'v1', kind: 'Widget' })).toBeNull();
   });

@@ -4,7 +4,8 @@
  * non-pointer struct is always written (`resources: {}`, a template's `creationTimestamp:
  * null`), a field without `omitempty` is written with its zero value (a PDB status's
  * `currentHealthy: 0`), and an `omitempty` field holding its type's empty value (`""`, `0`,
- * `false`, `[]`, `{}` for maps, null) is left out. The facts come from the Go types
+ * `false`, `[]`, `{}` for maps, null) is left out. kube stores objects as protobuf, where an
+ * empty list or map is read back as nil, so one without omitempty comes back `null`. The facts come from the Go types
  * (generated/gotypes.ts); each struct is compiled once into a closure.
  */
 import type { Schemas } from './definitions.js';
@@ -84,7 +85,7 @@ class Compiler {
         return (obj) => {
           const v = obj[name];
           if (Array.isArray(v)) {
-            if (v.length === 0 && omitempty) delete obj[name];
+            if (v.length === 0) emptyContainer(obj, name, omitempty);
             else for (const item of v) if (item !== null && typeof item === 'object' && !Array.isArray(item)) fill(item as JsonObject);
           } else absentContainer(obj, name, v, omitempty);
         };
@@ -95,7 +96,7 @@ class Compiler {
           const v = obj[name];
           if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
             const values = Object.values(v as JsonObject);
-            if (values.length === 0 && omitempty) delete obj[name];
+            if (values.length === 0) emptyContainer(obj, name, omitempty);
             else for (const item of values) if (item !== null && typeof item === 'object' && !Array.isArray(item)) fill(item as JsonObject);
           } else absentContainer(obj, name, v, omitempty);
         };
@@ -104,14 +105,14 @@ class Compiler {
         return (obj) => {
           const v = obj[name];
           if (Array.isArray(v)) {
-            if (v.length === 0 && omitempty) delete obj[name];
+            if (v.length === 0) emptyContainer(obj, name, omitempty);
           } else absentContainer(obj, name, v, omitempty);
         };
       case 'm':
         return (obj) => {
           const v = obj[name];
           if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-            if (omitempty && Object.keys(v).length === 0) delete obj[name];
+            if (Object.keys(v).length === 0) emptyContainer(obj, name, omitempty);
           } else absentContainer(obj, name, v, omitempty);
         };
       case 'v':
@@ -132,6 +133,12 @@ class Compiler {
         };
     }
   }
+}
+
+/** An empty list or map: left out with omitempty, else null (what the protobuf round trip gives back). */
+function emptyContainer(obj: JsonObject, name: string, omitempty: boolean): void {
+  if (omitempty) delete obj[name];
+  else obj[name] = null;
 }
 
 /** A slice, map or pointer field that holds nothing: Go writes null unless omitempty. */

@@ -129,6 +129,9 @@ export class APIServer {
     const namespacedStores = [...this.stores.values()].filter((s) => s.def.namespaced && s.cacher);
     const perKeyPrefix = [...new Map(namespacedStores.map((s) => [s.resourcePrefix, s])).values()];
     for (const s of namespacedStores) s.addCreateAdmission(namespaceExists(namespaces));
+    // kube's ServiceAccount controller: every namespace gets its `default` ServiceAccount, which
+    // pods run as unless they name another (the ServiceAccount admission plugin requires it).
+    namespaces.addAfterCreate((ns) => this.ensureDefaultServiceAccount(ns.metadata.name!));
     this.namespaceController = new NamespaceController(namespaces, () => perKeyPrefix);
     this.compactor = new Compactor({
       storage: storage, key: compactKey(prefix), intervalMs: opts.compactionIntervalMs ?? defaultCompactionIntervalMs,
@@ -380,6 +383,7 @@ export class APIServer {
       }
     }
     await this.namespaceController.resync();
+    await Promise.all(systemNamespaces.map((ns) => this.ensureDefaultServiceAccount(ns)));
     // kube's rbac/bootstrap-roles post-start hook: the default roles and bindings, missing ones only.
     await ensureBootstrapPolicy((group, resource) => this.admissionLookup(group, resource));
     this.bootstrapped = true;
@@ -407,6 +411,16 @@ export class APIServer {
     this.address = `${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}`;
     await this.ensureKubernetesService(addr.port);
     return addr.port;
+  }
+
+  private async ensureDefaultServiceAccount(namespace: string): Promise<void> {
+    const accounts = this.admissionLookup('', 'serviceaccounts');
+    if (!accounts || (await accounts.get(namespace, 'default'))) return;
+    try {
+      await accounts.create(namespace, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace } });
+    } catch (err) {
+      if ((err as { code?: number }).code !== 409) throw err;
+    }
   }
 
   /**

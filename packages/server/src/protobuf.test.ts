@@ -39,3 +39,32 @@ test('a protobuf create body is decoded like its JSON form', async () => {
     await t.close();
   }
 });
+
+test('a protobuf map of messages (a ResourceQuota\'s hard: map<string, Quantity>) decodes its values as the messages they are', async () => {
+  const root = protobuf.Root.fromJSON({
+    nested: {
+      ObjectMeta: { fields: { name: { type: 'string', id: 1 } } },
+      Quantity: { fields: { string: { type: 'string', id: 1 } } },
+      ResourceQuotaSpec: { fields: { hard: { keyType: 'string', type: 'Quantity', id: 1 } } },
+      ResourceQuota: { fields: { metadata: { type: 'ObjectMeta', id: 1 }, spec: { type: 'ResourceQuotaSpec', id: 2 } } },
+      TypeMeta: { fields: { apiVersion: { type: 'string', id: 1 }, kind: { type: 'string', id: 2 } } },
+      Unknown: { fields: { typeMeta: { type: 'TypeMeta', id: 1 }, raw: { type: 'bytes', id: 2 } } },
+    },
+  } as protobuf.INamespace);
+  const raw = root.lookupType('ResourceQuota').encode({ metadata: { name: 'small' }, spec: { hard: { pods: { string: '10' }, 'requests.cpu': { string: '2000m' } } } }).finish();
+  const unknown = root.lookupType('Unknown').encode({ typeMeta: { apiVersion: 'v1', kind: 'ResourceQuota' }, raw }).finish();
+  const t = await startTestServer({ storage: new EmbeddedStorage({ path: ':memory:' }) });
+  try {
+    await t.server.bootstrap();
+    const res = await fetch(`${t.base}/api/v1/namespaces/default/resourcequotas`, {
+      method: 'POST', headers: { 'content-type': 'application/vnd.kubernetes.protobuf', accept: 'application/json' },
+      body: Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0x00]), Buffer.from(unknown)]),
+    });
+    expect(res.status).toBe(201);
+    const obj = await res.json() as any;
+    expect(Object.keys(obj.spec.hard).sort()).toEqual(['pods', 'requests.cpu']);
+    expect(obj.spec.hard.pods).toBe('10');
+  } finally {
+    await t.close();
+  }
+});

@@ -82,7 +82,8 @@ function toJSON(type: protobuf.Type, message: any): unknown {
     if (value === undefined || value === null) continue;
     if (field.map) {
       const m: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value as Record<string, unknown>)) m[k] = scalar(field, v);
+      // Map values of a message type (ResourceList's Quantity) decode as messages, like fields.
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) m[k] = field.resolvedType instanceof protobuf.Type ? toJSON(field.resolvedType, v) : scalar(field, v);
       if (Object.keys(m).length) out[field.name] = m;
       continue;
     }

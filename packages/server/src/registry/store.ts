@@ -111,6 +111,13 @@ export class Store {
     this.createAdmission.push(a);
   }
 
+  private readonly afterCreate: Array<(obj: KubeObject) => Promise<void>> = [];
+
+  /** Runs after each stored (not dry-run) create, before it is answered: the server's controllers that must act at once (a namespace's default ServiceAccount). */
+  addAfterCreate(hook: (obj: KubeObject) => Promise<void>): void {
+    this.afterCreate.push(hook);
+  }
+
   /** The key prefix of a collection: every object of the resource, or those of one namespace. */
   collectionPrefix(namespace: string): string {
     return this.def.namespaced && namespace ? `${this.resourcePrefix}${namespace}/` : this.resourcePrefix;
@@ -278,7 +285,9 @@ export class Store {
   }
 
   async create(namespace: string, body: KubeObject, opts: WriteOptions): Promise<CachedObject> {
-    return this.served(await this.createStored(namespace, body, opts));
+    const created = await this.createStored(namespace, body, opts);
+    if (!opts.dryRun) for (const hook of this.afterCreate) await hook(created.object);
+    return this.served(created);
   }
 
   private async createStored(namespace: string, body: KubeObject, opts: WriteOptions): Promise<CachedObject> {
