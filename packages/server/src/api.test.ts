@@ -33,6 +33,17 @@ describeBackends('API server', (ctx) => {
     expect(taken.status).toBe(422);
   });
 
+  test('a create right after its namespace\'s delete is refused (403 while terminating, 404 once gone), never stored', async () => {
+    await t.server.bootstrap();
+    for (let i = 0; i < 5; i++) {
+      const ns = `gone-${i}`;
+      expect((await t.call('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } })).status).toBe(201);
+      expect((await t.call('DELETE', `/api/v1/namespaces/${ns}`)).status).toBe(200);
+      const late = await t.call('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: cm('late') });
+      expect([403, 404]).toContain(late.status);
+    }
+  });
+
   test('a create carrying a resourceVersion: a dry run echoes it, a real one is a bare 500', async () => {
     const dry = await t.call('POST', '/api/v1/namespaces/default/configmaps?dryRun=All', { body: cm('m', { resourceVersion: '12345' }) });
     expect(dry.status).toBe(201);

@@ -21,7 +21,7 @@ import { maxRequestBodyBytes, readBody } from './requestbody.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, serverVersion } from './discovery.js';
 import { aggregatedDiscovery, aggregatedDiscoveryMediaType, wantsAggregatedDiscovery } from './aggregateddiscovery.js';
 import { refuseComputed, refuseSubresource } from './handlers/notserved.js';
-import { checkNamespaceDeletable, namespaceExists } from './admission/namespacelifecycle.js';
+import { checkNamespaceDeletable, namespaceDeletionRequested, namespaceExists } from './admission/namespacelifecycle.js';
 import { NamespaceController } from './controllers/namespace.js';
 import { getResource, listResource } from './handlers/read.js';
 import { watchResource } from './handlers/watch.js';
@@ -320,7 +320,10 @@ export class APIServer {
       case 'update': return updateResource(scope);
       case 'patch': return patchResource(scope);
       case 'delete':
-        if (def.resource === 'namespaces') checkNamespaceDeletable(info.name);
+        if (def.resource === 'namespaces') {
+          checkNamespaceDeletable(info.name);
+          namespaceDeletionRequested(info.name);
+        }
         await deleteResource(scope);
         if (def.resource === 'namespaces') this.namespaceController.enqueue(info.name);
         return;

@@ -9,13 +9,33 @@ import { decodeKeyValue } from '../registry/codec.js';
 
 export const immortalNamespaces = new Set(['default', 'kube-system', 'kube-public']);
 
+/**
+ * Namespaces this replica was asked to delete in the last few seconds: their cached state may
+ * still say Active, so creates in them read the namespace from storage (kube's
+ * forceLiveLookupCache in the NamespaceLifecycle plugin).
+ */
+const recentlyDeleted = new Map<string, number>();
+const liveLookupMs = 30_000;
+
+export function namespaceDeletionRequested(name: string): void {
+  const now = Date.now();
+  for (const [ns, at] of recentlyDeleted) if (now - at > liveLookupMs) recentlyDeleted.delete(ns);
+  recentlyDeleted.set(name, now);
+}
+
+function needsLiveLookup(name: string): boolean {
+  const at = recentlyDeleted.get(name);
+  return at !== undefined && Date.now() - at <= liveLookupMs;
+}
+
 export function namespaceExists(namespaces: Store): CreateAdmission {
   return async (store: Store, obj: KubeObject) => {
     const ns = obj.metadata.namespace ?? '';
     // As kube's admission plugin reads its informer, read the namespace from the watch cache,
     // and only on a miss (a namespace created a moment ago) from the store.
     const key = namespaces.objectKey('', ns);
-    const cached = namespaces.cacher?.cache.tree.get(key);
+    const live = needsLiveLookup(ns);
+    const cached = live ? undefined : namespaces.cacher?.cache.tree.get(key);
     // The common case needs no decoding: the cache keeps the phase among the namespace's fields.
     if (cached?.attrs.fields['status.phase'] === 'Active') return;
     let nsObj = cached?.object;

@@ -48,8 +48,8 @@ export function fillCreateMetadata(obj: KubeObject, generation: boolean): void {
   m.creationTimestamp = nowTimestamp();
   delete m.deletionTimestamp;
   delete m.deletionGracePeriodSeconds;
+  // kube's BeforeCreate leaves a sent generation alone; kinds that track it start it at 1.
   if (generation) m.generation = 1;
-  else delete m.generation;
 }
 
 /** Fields an update may not change are carried over from the stored object. */
@@ -61,6 +61,8 @@ export function carryUpdateMetadata(obj: KubeObject, old: KubeObject, generation
   else delete m.deletionTimestamp;
   if (o.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = o.deletionGracePeriodSeconds;
   else delete m.deletionGracePeriodSeconds;
+  // kube's BeforeUpdate: requests cannot change generation; kinds that track it bump it on spec changes.
   if (generation) m.generation = (o.generation ?? 1) + (specChanged ? 1 : 0);
+  else if (o.generation !== undefined) m.generation = o.generation;
   else delete m.generation;
 }
