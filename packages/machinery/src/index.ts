@@ -5,3 +5,7 @@ export * from './validation.js';
 export * from './patchmeta.js';
 export * from './protobuf/index.js';
 export * from './duration.js';
+export * from './gojson.js';
+export * from './gobase64.js';
+export * from './gotime.js';
+export * from './quantity.js';

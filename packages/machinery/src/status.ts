@@ -115,8 +115,18 @@ export function newMethodNotAllowed(): StatusError {
   return failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
 }
 
+/** The handler's refusal of a body's media type (negotiation.NewUnsupportedMediaTypeError: no details). */
 export function newUnsupportedMediaType(contentType: string, accepted: string[]): StatusError {
-  return failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`, {});
+  void contentType;
+  return failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
+}
+
+/**
+ * go-restful's refusal of a Content-Type its route does not consume (a PATCH that is none of
+ * the patch types), as kube's service error handler wraps it: a generic message, empty details.
+ */
+export function newRouteUnsupportedMediaType(): StatusError {
+  return failure(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {});
 }
 
 export function newNotAcceptable(accepted: string[]): StatusError {
@@ -138,6 +148,14 @@ export function newResourceExpired(message: string): StatusError {
 export function newInternalError(err: unknown): StatusError {
   const message = err instanceof Error ? err.message : String(err);
   return failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
+}
+
+/**
+ * What ErrorToAPIStatus makes of an error that is not a Status: 500, the error's text, no
+ * reason and no details (a DeleteOptions body kube cannot decode).
+ */
+export function newUntypedError(message: string): StatusError {
+  return new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: 500 });
 }
 
 export function newServiceUnavailable(message: string): StatusError {
@@ -168,7 +186,25 @@ const fieldTypeLabel: Record<FieldError['type'], string> = {
   FieldValueTypeInvalid: 'Invalid value',
 };
 
+/**
+ * A value as Go's `%#v` prints it, for field errors whose bad value is not a plain scalar
+ * (`[]string{"Some"}`, `map[string]string{"app":"web"}`): quoteValue prints the text as is.
+ */
+export class GoValue {
+  constructor(readonly repr: string) {}
+  toString(): string {
+    return this.repr;
+  }
+}
+
+/** `[]string{"a", "b"}` (`[]string(nil)` for undefined), as field.NotSupported prints a string slice. */
+export function goStringSlice(values: readonly string[] | undefined): GoValue {
+  if (values === undefined) return new GoValue('[]string(nil)');
+  return new GoValue(`[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`);
+}
+
 function quoteValue(v: unknown): string {
+  if (v instanceof GoValue) return v.repr;
   if (typeof v === 'string') return JSON.stringify(v);
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'object') return JSON.stringify(v);
@@ -209,9 +245,11 @@ export function newInvalid(qualifiedKind: { group: string; kind: string }, name:
   const kindStr = qualifiedKind.group ? `${qualifiedKind.kind}.${qualifiedKind.group}` : qualifiedKind.kind;
   let msg = `${kindStr} "${name}" is invalid: `;
   msg += errs.length === 1 ? fieldErrorString(errs[0]) : `[${errs.map(fieldErrorString).join(', ')}]`;
-  const d: StatusDetails = { name };
+  // StatusDetails fields are omitempty: an options kind has no name, a patch's strict error no kind.
+  const d: StatusDetails = {};
+  if (name) d.name = name;
   if (qualifiedKind.group) d.group = qualifiedKind.group;
-  d.kind = qualifiedKind.kind;
+  if (qualifiedKind.kind) d.kind = qualifiedKind.kind;
   d.causes = causes;
   return failure(422, 'Invalid', msg, d);
 }

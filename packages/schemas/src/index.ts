@@ -11,5 +11,5 @@ export { buildOpenAPIV2 } from './openapi-v2.js';
 export { buildOpenAPIV3, openAPIV3Index, openAPIV3Hash } from './openapi-v3.js';
 export type { BuiltinResource, BuiltinSubresource } from './resources.js';
 export { builtinResourceTable } from './resources.js';
-export { DecodeTypeError, decoderFor, type ObjectDecoder } from './decoder.js';
+export { DecodeError, DecodeTypeError, decoderFor, type ObjectDecoder } from './decoder.js';
 export { goEncoderFor, loadGoTypes, type GoEncoder } from './gofill.js';

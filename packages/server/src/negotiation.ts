@@ -2,7 +2,7 @@
  * Content negotiation: which representation a response uses (JSON, YAML, Table,
  * PartialObjectMetadata) from the Accept header, and how a request body is encoded.
  */
-import { newNotAcceptable, newUnsupportedMediaType } from '@windlass/machinery';
+import { newNotAcceptable, newRouteUnsupportedMediaType, newUnsupportedMediaType } from '@windlass/machinery';
 
 export type Representation = 'object' | 'Table' | 'PartialObjectMetadata';
 
@@ -87,8 +87,17 @@ export function bodyMediaType(contentType: string | undefined): string {
 export const objectBodyTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 export const patchBodyTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
 
+/** Patch types kube's PATCH route consumes but Windlass does not apply here (server-side apply). */
+const routedPatchTypes = ['application/apply-patch+yaml'];
+
+/**
+ * The body's media type, or 415. For patches the refusal is go-restful's, whose PATCH route
+ * consumes only the patch types (`415: Unsupported Media Type`; a missing Content-Type is
+ * application/octet-stream there); other bodies get the handler's message listing the types.
+ */
 export function requireBodyType(contentType: string | undefined, accepted: string[]): string {
   const t = bodyMediaType(contentType) || 'application/json';
-  if (!accepted.includes(t)) throw newUnsupportedMediaType(t, accepted);
-  return t;
+  if (accepted.includes(t)) return t;
+  if (accepted === patchBodyTypes && !routedPatchTypes.includes(t)) throw newRouteUnsupportedMediaType();
+  throw newUnsupportedMediaType(t, accepted);
 }

@@ -1,14 +1,15 @@
 /** Writing responses: objects in the negotiated encoding, and every error as a Status. */
 import type { ServerResponse } from 'node:http';
 import { gzip } from 'node:zlib';
-import yaml from 'js-yaml';
 import { isStatusError, newInternalError, type StatusError } from '@windlass/machinery';
 import type { Negotiated } from './negotiation.js';
+import { marshalYAML } from './goyaml.js';
 
 export type Encoding = Pick<Negotiated, 'mediaType' | 'pretty'>;
 
 export function encodeBody(obj: unknown, n: Encoding): string {
-  if (n.mediaType === 'application/yaml') return yaml.dump(obj, { noRefs: true, lineWidth: -1 });
+  // As kube: the JSON form, written by go-yaml (the round trip drops what JSON would).
+  if (n.mediaType === 'application/yaml') return marshalYAML(JSON.parse(JSON.stringify(obj)));
   return n.pretty ? JSON.stringify(obj, null, 2) + '\n' : JSON.stringify(obj);
 }
 

@@ -1,12 +1,15 @@
 /**
  * Typed decoding of a decoded body against its kind's schema, and fieldValidation: wrong JSON
- * types are 400 with encoding/json's message; unknown fields are dropped, then named in a
- * Warning header each (Warn, the default), dropped silently (Ignore) or refused (Strict).
+ * types are 400 with encoding/json's message; unknown and repeated fields are named in a
+ * Warning header each (Warn, the default), ignored (Ignore) or refused (Strict: 400 on create
+ * and update, 422 on patches), as kube's strict decoder reports them.
  */
 import type { ServerResponse } from 'node:http';
-import { fieldErr, newBadRequest, newInvalid } from '@windlass/machinery';
-import { DecodeTypeError, decoderFor, loadedSchemas, loadSchemas, type ObjectDecoder } from '@windlass/schemas';
+import { fieldErr, goMarshalSorted, goSprintValue, newBadRequest, newInvalid } from '@windlass/machinery';
+import { DecodeError, decoderFor, loadedSchemas, loadSchemas, type ObjectDecoder } from '@windlass/schemas';
 import type { KubeObject, ResourceDefinition } from '../registry/types.js';
+import { bodyMediaType } from '../negotiation.js';
+import { bodyStrictErrors } from './body.js';
 
 const kDecoder = Symbol('windlass.typedDecoder');
 type WithDecoder = ResourceDefinition & { [kDecoder]?: ObjectDecoder | null };
@@ -21,24 +24,91 @@ export async function typedDecoder(def: ResourceDefinition): Promise<ObjectDecod
 
 const cannotHandle = (def: ResourceDefinition) => `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}`;
 
+/** Whether `path` is a field dropped as unknown, or inside one (whose content Go never reads). */
+function underUnknown(path: string, unknown: Set<string>): boolean {
+  for (let p = path; ; ) {
+    if (unknown.has(p)) return true;
+    const cut = Math.max(p.lastIndexOf('.'), p.lastIndexOf('['));
+    if (cut <= 0) return false;
+    p = p.slice(0, cut);
+  }
+}
+
+/**
+ * The strict errors of a decoded object, as runtime.NewStrictDecodingError lists them: YAML's
+ * repeated keys first (one error of several lines), then the unknown and repeated fields,
+ * each reported once.
+ */
+function strictErrorList(obj: object, unknown: string[]): { errors: string[]; yaml: string[] } {
+  const found = bodyStrictErrors(obj);
+  const errors: string[] = [];
+  const seen = new Set<string>();
+  const unknownSet = new Set(unknown);
+  for (const f of unknown) {
+    const e = `unknown field ${JSON.stringify(f)}`;
+    if (!seen.has(e)) errors.push(e), seen.add(e);
+  }
+  for (const f of found?.duplicates ?? []) {
+    if (underUnknown(f, unknownSet)) continue;
+    const e = `duplicate field ${JSON.stringify(f)}`;
+    if (!seen.has(e)) errors.push(e), seen.add(e);
+  }
+  // kube lists them in document order; sorted here, which clients cannot tell apart from a
+  // different document order (the golden replay sorts them too).
+  return { errors: errors.sort(), yaml: found?.yaml ?? [] };
+}
+
+/** Warning headers, one per problem (a YAML error one per line), as addStrictDecodingWarnings adds them. */
+function addWarnings(res: ServerResponse, warnings: string[]): void {
+  if (warnings.length === 0) return;
+  const previous = res.getHeader('Warning');
+  const prior = previous === undefined ? [] : Array.isArray(previous) ? previous.map(String) : [String(previous)];
+  res.setHeader('Warning', [...prior, ...warnings.map((w) => `299 - ${JSON.stringify(w)}`)]);
+}
+
 /**
  * Decodes `obj` in place. `patch` holds the patch text for a patch (kube refuses a strict
- * patch with 422 naming it), undefined for a create or update (400).
+ * patch with 422 showing the patched object), undefined for a create or update (400).
  */
 export function decodeTyped(decoder: ObjectDecoder | null, obj: KubeObject, def: ResourceDefinition, fieldValidation: string, res: ServerResponse, patch?: string): void {
-  if (decoder === null) return;
+  const strict = fieldValidation === 'Strict' && patch !== undefined ? patchedForMessage(obj, res, patch) : undefined;
   const unknown: string[] = [];
-  try {
-    decoder(obj, unknown);
-  } catch (err) {
-    if (err instanceof DecodeTypeError) throw newBadRequest(`${cannotHandle(def)}: ${err.message}`);
-    throw err;
+  if (decoder !== null) {
+    try {
+      decoder(obj, unknown);
+    } catch (err) {
+      if (err instanceof DecodeError) {
+        if (patch !== undefined) throw newInvalid({ group: '', kind: '' }, '', [fieldErr.invalid('patch', strict ?? patchedForMessage(obj, res, patch), err.message)]);
+        throw newBadRequest(`${cannotHandle(def)}: ${err.message}`);
+      }
+      throw err;
+    }
   }
-  if (unknown.length === 0 || fieldValidation === 'Ignore') return;
-  const named = unknown.map((f) => `unknown field "${f}"`).sort();
+  if (fieldValidation === 'Ignore') return;
+  const { errors, yaml } = strictErrorList(obj, unknown);
+  if (errors.length === 0 && yaml.length === 0) return;
   if (fieldValidation === 'Strict') {
-    if (patch === undefined) throw newBadRequest(`${cannotHandle(def)}: strict decoding error: ${named.join(', ')}`);
-    throw newInvalid({ group: '', kind: '' }, '', [fieldErr.invalid('patch', patch, `strict decoding error: ${named.join(', ')}`)]);
+    const all = [...(yaml.length > 0 ? [`yaml: unmarshal errors:\n  ${yaml.join('\n  ')}`] : []), ...errors];
+    const message = `strict decoding error: ${all.join(', ')}`;
+    if (patch === undefined) throw newBadRequest(`${cannotHandle(def)}: ${message}`);
+    throw newInvalid({ group: '', kind: '' }, '', [fieldErr.invalid('patch', strict, message)]);
   }
-  res.setHeader('Warning', named.map((w) => `299 - ${JSON.stringify(w)}`));
+  addWarnings(res, [...yaml, ...errors]);
+}
+
+/**
+ * What kube's 422 shows as the patch's value: for JSON and merge patches the patched object
+ * as json-patch writes it (keys sorted), for strategic merge patches the patch map printed
+ * with `%+v`. Taken before decoding drops unknown fields.
+ */
+function patchedForMessage(obj: KubeObject, res: ServerResponse, patch: string): string {
+  const type = bodyMediaType((res as ServerResponse & { req?: { headers: Record<string, string | string[] | undefined> } }).req?.headers['content-type'] as string | undefined);
+  if (type === 'application/strategic-merge-patch+json') {
+    try {
+      return goSprintValue(JSON.parse(patch));
+    } catch {
+      return patch;
+    }
+  }
+  return goMarshalSorted(obj);
 }

@@ -6,6 +6,7 @@ import {
   fieldErr, newBadRequest, newInvalid, parseFieldSelector, parseLabelSelector,
   type FieldError, type FieldSelector, type LabelSelector,
 } from '@windlass/machinery';
+import { boolParam, int64Param } from './queryparams.js';
 
 export interface ListOptions {
   labelSelector: LabelSelector;
@@ -22,31 +23,25 @@ export interface ListOptions {
 
 const listOptionsKind = { group: 'meta.k8s.io', kind: 'ListOptions' };
 
-function parseBool(name: string, v: string | null): boolean | undefined {
-  if (v === null) return undefined;
-  if (v === '' || v === '1' || v.toLowerCase() === 'true') return true;
-  if (v === '0' || v.toLowerCase() === 'false') return false;
-  throw newBadRequest(`invalid boolean value for ${name}: ${JSON.stringify(v)}`);
-}
-
-function parseInteger(name: string, v: string | null): number | undefined {
-  if (v === null || v === '') return undefined;
-  if (!/^-?\d+$/.test(v)) throw newBadRequest(`invalid value for ${name}: ${JSON.stringify(v)}: must be an integer`);
-  return Number(v);
-}
-
+/**
+ * ListOptions from the query, converted in the order kube's generated conversion reads them
+ * (the integers while converting url.Values, the selectors when converting to the internal
+ * version), then validated.
+ */
 export function parseListOptions(query: URLSearchParams, watch: boolean): ListOptions {
+  const timeoutSeconds = int64Param(query, 'timeoutSeconds');
+  const limit = int64Param(query, 'limit') ?? 0;
   const opts: ListOptions = {
     labelSelector: parseLabelSelector(query.get('labelSelector') ?? ''),
     fieldSelector: parseFieldSelector(query.get('fieldSelector') ?? ''),
     resourceVersion: query.get('resourceVersion') ?? '',
     resourceVersionMatch: query.get('resourceVersionMatch') ?? '',
-    limit: Math.max(0, parseInteger('limit', query.get('limit')) ?? 0),
+    limit: Math.max(0, limit),
     continue: query.get('continue') ?? '',
     watch,
-    allowWatchBookmarks: parseBool('allowWatchBookmarks', query.get('allowWatchBookmarks')) ?? false,
-    sendInitialEvents: parseBool('sendInitialEvents', query.get('sendInitialEvents')),
-    timeoutSeconds: parseInteger('timeoutSeconds', query.get('timeoutSeconds')),
+    allowWatchBookmarks: boolParam(query, 'allowWatchBookmarks') ?? false,
+    sendInitialEvents: boolParam(query, 'sendInitialEvents'),
+    timeoutSeconds,
   };
   const errs = watch ? validateWatchOptions(opts) : validateListOptions(opts);
   if (errs.length > 0) throw newInvalid(listOptionsKind, '', errs);

@@ -1,6 +1,11 @@
-/** Label and field selectors applied to objects of one kind (kube's SelectionPredicate). */
+/**
+ * Label and field selectors applied to objects of one kind (kube's SelectionPredicate), after
+ * the field labels went through the served version's conversion (Scheme.ConvertFieldLabel,
+ * refused with 400 as the list, watch and deletecollection handlers do).
+ */
 import { newBadRequest, type FieldSelector, type LabelSelector } from '@windlass/machinery';
 import { defaultAttrs, type AttrsFunc, type ObjectAttrs } from '../cacher/cachedobject.js';
+import { fieldLabelConversion } from './fieldlabels.js';
 import type { ResourceDefinition } from './types.js';
 
 export interface ObjectMatcher {
@@ -22,17 +27,28 @@ export function objectAttrs(def: ResourceDefinition): AttrsFunc {
   };
 }
 
-export function objectMatcher(def: ResourceDefinition, labels: LabelSelector, fields: FieldSelector): ObjectMatcher {
-  const supported = new Set(['metadata.name', 'metadata.namespace', ...Object.keys(def.selectableFields ?? {})]);
-  for (const r of fields.requirements) {
-    if (!supported.has(r.field)) throw newBadRequest(`field label not supported: ${r.field}`);
-  }
-  const empty = labels.empty && fields.empty;
+/**
+ * The matcher of a list or watch. `def` is the definition whose attributes the objects carry
+ * (the storage version's); `served`, the version the request addressed, whose field label
+ * conversion applies (events.k8s.io/v1 takes `regarding.name` for the stored
+ * `involvedObject.name`).
+ */
+export function objectMatcher(def: ResourceDefinition, labels: LabelSelector, fields: FieldSelector, served: ResourceDefinition = def): ObjectMatcher {
+  const convert = fieldLabelConversion(served);
+  const requirements = fields.requirements.map((r) => {
+    const converted = convert(r.field);
+    if (typeof converted !== 'string') throw newBadRequest(converted.error);
+    return { field: converted, equal: r.operator === '=', value: r.value };
+  });
+  const empty = labels.empty && requirements.length === 0;
   return {
     empty,
     matches(attrs) {
       if (empty) return true;
-      return labels.matches(attrs.labels as Record<string, string>) && fields.matches((f) => attrs.fields[f]);
+      if (!labels.matches(attrs.labels as Record<string, string>)) return false;
+      // A field the object does not carry compares as "", as in kube's fields.Set.
+      for (const r of requirements) if (((attrs.fields[r.field] ?? '') === r.value) !== r.equal) return false;
+      return true;
     },
   };
 }
