@@ -145,7 +145,11 @@ export class APIServer {
     return def ? this.stores.get(def) : undefined;
   }
 
-  /** Another resource's objects for admission plugins and allocators, through its preferred version's Store. */
+  /**
+   * Another resource's objects for admission plugins and allocators, through its preferred
+   * version's Store. Reads are kube's informer-with-live-lookup: the watch cache first, the
+   * store (a consistent read) only on a miss, so an object written a moment ago is still found.
+   */
   private admissionLookup(group: string, resource: string): AdmissionLookup | undefined {
     const version = this.registry.versionsOf(group)?.find((v) => this.registry.lookup(group, v, resource));
     const store = version === undefined ? undefined : this.storeFor(group, version, resource);
@@ -154,9 +158,17 @@ export class APIServer {
       if ((err as { code?: number }).code === 404) return undefined;
       throw err;
     };
+    const cachedList = parseListOptions(new URLSearchParams('resourceVersion=0'), false);
+    const consistentList = parseListOptions(new URLSearchParams(), false);
     return {
-      get: (namespace, name) => store.get(namespace, name).then((c) => c.object, notFound),
-      list: async (namespace) => (await store.list(namespace, parseListOptions(new URLSearchParams(), false))).items.map((c) => c.object),
+      get: async (namespace, name) => {
+        const cached = await store.get(namespace, name, '0').then((c) => c.object, notFound);
+        return cached ?? store.get(namespace, name).then((c) => c.object, notFound);
+      },
+      list: async (namespace) => {
+        const cached = (await store.list(namespace, cachedList)).items;
+        return (cached.length > 0 ? cached : (await store.list(namespace, consistentList)).items).map((c) => c.object);
+      },
       create: async (namespace, obj: KubeObject, opts) => (await store.create(namespace, obj, { dryRun: opts?.dryRun === true })).object,
       delete: async (namespace, name) => {
         await store.delete(namespace, name, { dryRun: false }).catch(notFound);
