@@ -102,6 +102,15 @@ const custom: Record<string, Compiled> = {
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray': { node: anyValue, goType: 'v1.JSONSchemaPropsOrStringArray' },
 };
 
+/**
+ * Go fields named `description` the reference document lost with its doc strings and that
+ * scripts/extract.mjs does not restore (yet): decoding must not drop them as unknown.
+ */
+const restoredFields: Record<string, Record<string, JsonObject>> = {
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceColumnDefinition': { description: { type: 'string' } },
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ExternalDocumentation': { description: { type: 'string' } },
+};
+
 const int32Min = -2147483648;
 const int32Max = 2147483647;
 const int64Limit = 2 ** 63;
@@ -126,7 +135,8 @@ class Compiler {
   private struct(name: string, def: JsonObject): Node {
     const structName = name.slice(name.lastIndexOf('.') + 1);
     const fields = new Map<string, Compiled>();
-    for (const [field, prop] of Object.entries(def.properties as Record<string, JsonObject>)) fields.set(field, this.schema(prop));
+    const properties = { ...(def.properties as Record<string, JsonObject>), ...restoredFields[name] };
+    for (const [field, prop] of Object.entries(properties)) fields.set(field, this.schema(prop));
     const goType = goTypeName(name);
     return (value, path, struct, field, state) => {
       if (value === null) return value;

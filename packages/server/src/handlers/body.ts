@@ -156,7 +156,7 @@ export function decodeObjectBody(raw: unknown, contentType: string | undefined, 
     } catch {
       throw unrecognized(def, `couldn't get version/kind; json parse error: ${goJSONSyntaxError(body) ?? 'unexpected end of JSON input'}`, body);
     }
-    if (doc !== null && typeof doc === 'object' && mayHaveDuplicateKeys(body, doc)) {
+    if (mayHaveDuplicateKeys(text, doc)) {
       const parsed = parseJSONWithDuplicates(text);
       doc = parsed.value;
       strict.duplicates = parsed.duplicates;

@@ -1,0 +1,39 @@
+import { parseFieldSelector, parseLabelSelector } from '@windlass/machinery';
+import { fieldLabelConversion } from './fieldlabels.js';
+import { objectMatcher } from './matcher.js';
+import type { ResourceDefinition } from './types.js';
+
+const def = (group: string, version: string, kind: string, extra: Partial<ResourceDefinition> = {}) => ({ group, version, kind, namespaced: true, ...extra }) as ResourceDefinition;
+
+describe('field label conversion per served kind (kube 1.35 conversion funcs)', () => {
+  test('kinds without a conversion func accept metadata only, with the default message', () => {
+    const convert = fieldLabelConversion(def('apps', 'v1', 'ReplicaSet'));
+    expect(convert('metadata.name')).toBe('metadata.name');
+    expect(convert('status.replicas')).toEqual({ error: '"status.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"' });
+  });
+
+  test('events.k8s.io/v1 takes its own field names and maps them onto the stored core fields', () => {
+    const convert = fieldLabelConversion(def('events.k8s.io', 'v1', 'Event'));
+    expect(convert('regarding.name')).toBe('involvedObject.name');
+    expect(convert('reportingController')).toBe('reportingComponent');
+    expect(convert('involvedObject.name')).toEqual({ error: 'field label not supported: involvedObject.name' });
+  });
+
+  test('resource.k8s.io/v1 ResourceSlice names its kind in the refusal', () => {
+    expect(fieldLabelConversion(def('resource.k8s.io', 'v1', 'ResourceSlice'))('spec.pool')).toEqual({ error: 'field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: spec.pool' });
+  });
+
+  test('custom resources accept their selectableFields; a cluster-scoped one no namespace', () => {
+    const convert = fieldLabelConversion(def('example.com', 'v1', 'Widget', { namespaced: false, selectableFields: { 'spec.color': () => '' } }));
+    expect(convert('spec.color')).toBe('spec.color');
+    expect(convert('metadata.namespace')).toEqual({ error: 'field label not supported: metadata.namespace' });
+  });
+
+  test('the matcher applies the served version\'s conversion to the stored attributes', () => {
+    const core = def('', 'v1', 'Event');
+    const m = objectMatcher(core, parseLabelSelector(''), parseFieldSelector('regarding.name=p,type!=Warning'), def('events.k8s.io', 'v1', 'Event'));
+    expect(m.matches({ labels: {}, fields: { 'involvedObject.name': 'p', type: 'Normal' } })).toBe(true);
+    expect(m.matches({ labels: {}, fields: { 'involvedObject.name': 'q', type: 'Normal' } })).toBe(false);
+    expect(() => objectMatcher(core, parseLabelSelector(''), parseFieldSelector('regarding.name=p'))).toThrow('field label not supported: regarding.name');
+  });
+});
