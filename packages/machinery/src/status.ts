@@ -244,7 +244,9 @@ export function newInvalid(qualifiedKind: { group: string; kind: string }, name:
   const causes: StatusCause[] = errs.map((e) => ({ reason: e.type, message: e.detail, field: e.field }));
   const kindStr = qualifiedKind.group ? `${qualifiedKind.kind}.${qualifiedKind.group}` : qualifiedKind.kind;
   let msg = `${kindStr} "${name}" is invalid: `;
-  msg += errs.length === 1 ? fieldErrorString(errs[0]) : `[${errs.map(fieldErrorString).join(', ')}]`;
+  // kube's ErrorList.ToAggregate: the message names each distinct error once (the causes keep them all).
+  const distinct = [...new Set(errs.map(fieldErrorString))];
+  msg += distinct.length === 1 ? distinct[0] : `[${distinct.join(', ')}]`;
   // StatusDetails fields are omitempty: an options kind has no name, a patch's strict error no kind.
   const d: StatusDetails = {};
   if (name) d.name = name;

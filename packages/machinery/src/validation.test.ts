@@ -1,4 +1,4 @@
-import { fieldErrorString } from './status.js';
+import { fieldErr, fieldErrorString, newInvalid } from './status.js';
 import {
   goQuote,
   isConfigMapKey,
@@ -200,5 +200,17 @@ describe('validateObjectMetaUpdate', () => {
       'metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"b", "c"}',
     ]);
     expect(validateObjectMetaUpdate({ ...deleting, finalizers: [] }, deleting)).toEqual([]);
+  });
+});
+
+describe('newInvalid', () => {
+  test('names each distinct error once in the message, as kube\'s ToAggregate, and keeps every cause', () => {
+    const err = newInvalid({ group: 'storage.k8s.io', kind: 'VolumeAttachment' }, 'csi', [
+      fieldErr.required('spec.attacher'), fieldErr.required('spec.attacher'), fieldErr.invalid('spec.nodeName', '', 'must not be empty'),
+    ]);
+    expect(err.status.message).toBe('VolumeAttachment.storage.k8s.io "csi" is invalid: [spec.attacher: Required value, spec.nodeName: Invalid value: "": must not be empty]');
+    expect(err.status.details?.causes).toHaveLength(3);
+    const one = newInvalid({ group: '', kind: 'Pod' }, 'p', [fieldErr.required('spec'), fieldErr.required('spec')]);
+    expect(one.status.message).toBe('Pod "p" is invalid: spec: Required value');
   });
 });
