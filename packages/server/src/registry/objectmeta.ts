@@ -48,6 +48,8 @@ export function fillCreateMetadata(obj: KubeObject, generation: boolean): void {
   m.creationTimestamp = nowTimestamp();
   delete m.deletionTimestamp;
   delete m.deletionGracePeriodSeconds;
+  // selfLink is gone from kube's answers (since 1.20); one a client sends is not kept.
+  delete m.selfLink;
   // kube's BeforeCreate leaves a sent generation alone; kinds that track it start it at 1.
   if (generation) m.generation = 1;
 }
@@ -57,6 +59,7 @@ export function carryUpdateMetadata(obj: KubeObject, old: KubeObject, generation
   const m = obj.metadata, o = old.metadata;
   m.uid = o.uid;
   m.creationTimestamp = o.creationTimestamp;
+  delete m.selfLink;
   if (o.deletionTimestamp) m.deletionTimestamp = o.deletionTimestamp;
   else delete m.deletionTimestamp;
   if (o.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = o.deletionGracePeriodSeconds;

@@ -552,11 +552,13 @@ export class Store {
   private checkDeletePreconditions(current: KubeObject, opts: DeleteOptions): void {
     const p = opts.preconditions;
     const name = current.metadata.name!;
+    // kube's storage answers these in the kind's name (`Deployment.apps`), not the resource's.
+    const gr = { group: this.kind.internalGroup ?? this.kind.group, resource: this.kind.kind };
     if (p?.uid && p.uid !== current.metadata.uid) {
-      throw newConflict(this.gr, name, `the UID in the precondition (${p.uid}) does not match the UID in record (${current.metadata.uid}). The object might have been deleted and then recreated`);
+      throw newConflict(gr, name, `the UID in the precondition (${p.uid}) does not match the UID in record (${current.metadata.uid}). The object might have been deleted and then recreated`);
     }
     if (p?.resourceVersion && p.resourceVersion !== current.metadata.resourceVersion) {
-      throw newConflict(this.gr, name, `the ResourceVersion in the precondition (${p.resourceVersion}) does not match the ResourceVersion in record (${current.metadata.resourceVersion}). The object might have been modified`);
+      throw newConflict(gr, name, `the ResourceVersion in the precondition (${p.resourceVersion}) does not match the ResourceVersion in record (${current.metadata.resourceVersion}). The object might have been modified`);
     }
   }
 
