@@ -445,11 +445,18 @@ export class APIServer {
    */
   private async ensureKubernetesService(securePort: number): Promise<void> {
     const services = this.admissionLookup('', 'services');
-    if (!services || (await services.get('default', 'kubernetes'))) return;
-    try {
-      await services.create('default', kubernetesServiceObject(this.opts.services ?? defaultServiceRanges, securePort));
-    } catch (err) {
-      if ((err as { code?: number }).code !== 409) throw err;
+    if (!services) return;
+    // Replicas (and --workers) start together: another one's create may be under way, holding the
+    // address before its Service is stored, so a refused create is retried until one exists.
+    for (let attempt = 0; ; attempt++) {
+      if (await services.get('default', 'kubernetes')) return;
+      try {
+        await services.create('default', kubernetesServiceObject(this.opts.services ?? defaultServiceRanges, securePort));
+        return;
+      } catch (err) {
+        if (attempt >= 50) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
     }
   }
 
