@@ -184,6 +184,9 @@ export function decodeObjectBody(raw: unknown, contentType: string | undefined, 
   if (typeof obj.metadata !== 'object' || Array.isArray(obj.metadata)) {
     throw newBadRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: json: cannot unmarshal ${goJSONType(obj.metadata)} into Go struct field ${def.kind}.metadata of type v1.ObjectMeta`);
   }
+  // selfLink is no longer served: kube wipes it on create (WipeObjectMetaSystemFields) and never
+  // stores it (PrepareObjectForStorage).
+  delete (obj.metadata as { selfLink?: unknown }).selfLink;
   if (strict.yaml.length > 0 || strict.duplicates.length > 0) strictErrors.set(obj, strict);
   return obj;
 }

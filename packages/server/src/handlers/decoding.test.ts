@@ -210,6 +210,20 @@ describe('patches', () => {
   });
 });
 
+describe('the patch itself under Warn and Strict', () => {
+  beforeAll(async () => {
+    await t.call('POST', cms, { body: { metadata: { name: 'pp' }, data: { a: 'b' } } });
+  });
+  test('repeated keys in a merge patch are warned about; a JSON patch operation\'s unknown field too', async () => {
+    const merge = await t.call('PATCH', `${cms}/pp`, { body: '{"data":{"x":"1","x":"2"}}', contentType: 'application/merge-patch+json' });
+    expect(merge.status).toBe(200);
+    expect(merge.headers.get('warning')).toBe('299 - "duplicate field \\"data.x\\""');
+    const json = await t.call('PATCH', `${cms}/pp?fieldValidation=Strict`, { body: [{ op: 'add', path: '/data/y', value: 'z', extra: 1 }], contentType: 'application/json-patch+json' });
+    expect(json.status).toBe(422);
+    expect(json.body.details.causes[0].message).toMatch(/: strict decoding error: json patch unknown field "\[0\]\.extra"$/);
+  });
+});
+
 describe('YAML output as go-yaml writes it', () => {
   test('keys sorted, resource versions and times quoted, sequences at their key', async () => {
     await t.call('POST', cms, { body: { metadata: { name: 'yo', labels: { 'app.kubernetes.io/name': 'x', n: 'true' } }, data: { b: 'two words', a: '1', multi: 'l1\nl2\n' } } });

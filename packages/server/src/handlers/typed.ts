@@ -5,7 +5,7 @@
  * and update, 422 on patches), as kube's strict decoder reports them.
  */
 import type { ServerResponse } from 'node:http';
-import { fieldErr, goMarshalSorted, goSprintValue, newBadRequest, newInvalid } from '@windlass/machinery';
+import { fieldErr, goMarshalSorted, goSprintValue, mayHaveDuplicateKeys, newBadRequest, newInvalid, parseJSONWithDuplicates } from '@windlass/machinery';
 import { DecodeError, decoderFor, loadedSchemas, loadSchemas, type ObjectDecoder } from '@windlass/schemas';
 import type { KubeObject, ResourceDefinition } from '../registry/types.js';
 import { bodyMediaType } from '../negotiation.js';
@@ -86,6 +86,7 @@ export function decodeTyped(decoder: ObjectDecoder | null, obj: KubeObject, def:
   }
   if (fieldValidation === 'Ignore') return;
   const { errors, yaml } = strictErrorList(obj, unknown);
+  if (patch !== undefined) errors.unshift(...patchStrictErrors(patch, patchType(res)));
   if (errors.length === 0 && yaml.length === 0) return;
   if (fieldValidation === 'Strict') {
     const all = [...(yaml.length > 0 ? [`yaml: unmarshal errors:\n  ${yaml.join('\n  ')}`] : []), ...errors];
@@ -96,14 +97,44 @@ export function decodeTyped(decoder: ObjectDecoder | null, obj: KubeObject, def:
   addWarnings(res, [...yaml, ...errors]);
 }
 
+const jsonPatchOpFields = new Set(['op', 'path', 'from', 'value']);
+
+/**
+ * The strict errors of the patch itself, which kube decodes strictly before applying it under
+ * Warn and Strict: repeated keys anywhere, and for a JSON patch fields an operation does not
+ * have (`json patch unknown field "[0].foo"`).
+ */
+function patchStrictErrors(patch: string, type: string): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(patch);
+  } catch {
+    return [];
+  }
+  const errs: string[] = [];
+  if (mayHaveDuplicateKeys(patch, parsed)) for (const d of parseJSONWithDuplicates(patch).duplicates) errs.push(`duplicate field ${JSON.stringify(d)}`);
+  if (type !== 'application/json-patch+json') return errs;
+  if (Array.isArray(parsed)) {
+    parsed.forEach((op, i) => {
+      if (op === null || typeof op !== 'object' || Array.isArray(op)) return;
+      for (const key of Object.keys(op)) if (!jsonPatchOpFields.has(key)) errs.push(`unknown field ${JSON.stringify(`[${i}].${key}`)}`);
+    });
+  }
+  return errs.map((e) => `json patch ${e}`);
+}
+
+/** The patch's media type, from the request the response answers. */
+function patchType(res: ServerResponse): string {
+  return bodyMediaType((res as ServerResponse & { req?: { headers: Record<string, string | string[] | undefined> } }).req?.headers['content-type'] as string | undefined);
+}
+
 /**
  * What kube's 422 shows as the patch's value: for JSON and merge patches the patched object
  * as json-patch writes it (keys sorted), for strategic merge patches the patch map printed
  * with `%+v`. Taken before decoding drops unknown fields.
  */
 function patchedForMessage(obj: KubeObject, res: ServerResponse, patch: string): string {
-  const type = bodyMediaType((res as ServerResponse & { req?: { headers: Record<string, string | string[] | undefined> } }).req?.headers['content-type'] as string | undefined);
-  if (type === 'application/strategic-merge-patch+json') {
+  if (patchType(res) === 'application/strategic-merge-patch+json') {
     try {
       return goSprintValue(JSON.parse(patch));
     } catch {
