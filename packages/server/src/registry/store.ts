@@ -158,7 +158,7 @@ export class Store {
   }
 
   matcher(opts: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>): ObjectMatcher {
-    return objectMatcher(this.kind, opts.labelSelector, opts.fieldSelector);
+    return objectMatcher(this.kind, opts.labelSelector, opts.fieldSelector, this.def);
   }
 
   /** list, by the resourceVersion semantics of spec 4.4. */
