@@ -17,7 +17,7 @@ function attrsFor(pod: KubeObject, objects: Record<string, KubeObject[]>, operat
     create: async () => { throw new Error('unused'); },
     delete: async () => { throw new Error('unused'); },
   });
-  return { operation, subresource: '', obj: pod, old, dryRun: true, user: { name: 'admin', groups: [] }, ctx: {} as StoreContext, lookup };
+  return { operation, subresource: '', obj: pod, old, dryRun: true, user: { name: 'admin', groups: [] }, ctx: {} as StoreContext, lookup, warn: () => {} };
 }
 
 function newPod(spec: Json, metadata: Json = {}): KubeObject {

@@ -58,12 +58,19 @@ function strictErrorList(obj: object, unknown: string[]): { errors: string[]; ya
   return { errors: errors.sort(), yaml: found?.yaml ?? [] };
 }
 
-/** Warning headers, one per problem (a YAML error one per line), as addStrictDecodingWarnings adds them. */
-function addWarnings(res: ServerResponse, warnings: string[]): void {
-  if (warnings.length === 0) return;
+/**
+ * Warning headers, one per message (a YAML error one per line), as kube's warning recorder
+ * adds them: a message already sent is not repeated (a retried update warns again).
+ */
+export function addWarnings(res: ServerResponse, warnings: readonly string[]): void {
+  if (warnings.length === 0 || res.headersSent) return;
   const previous = res.getHeader('Warning');
-  const prior = previous === undefined ? [] : Array.isArray(previous) ? previous.map(String) : [String(previous)];
-  res.setHeader('Warning', [...prior, ...warnings.map((w) => `299 - ${JSON.stringify(w)}`)]);
+  const headers = previous === undefined ? [] : Array.isArray(previous) ? previous.map(String) : [String(previous)];
+  for (const w of warnings) {
+    const header = `299 - ${JSON.stringify(w)}`;
+    if (!headers.includes(header)) headers.push(header);
+  }
+  res.setHeader('Warning', headers);
 }
 
 /**

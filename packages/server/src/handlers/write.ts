@@ -4,28 +4,40 @@ import { loadedSchemas, loadSchemas, patchMetaFor } from '@windlass/schemas';
 import { requireBodyType, patchBodyTypes } from '../negotiation.js';
 import type { KubeObject } from '../registry/types.js';
 import { decodeObjectBody } from './body.js';
-import { decodeTyped, typedDecoder } from './typed.js';
+import { addWarnings, decodeTyped, typedDecoder } from './typed.js';
 import { parseModifyOptions } from './options.js';
 import { writeResult } from './read.js';
 import type { RequestScope } from './scope.js';
 
-/** The write options of a request: its query's, who asks, and the subresource written as the whole object. */
+/** The write options of a request: its query's, who asks, the subresource written as the whole object, and where warnings go. */
 function writeOptions(s: RequestScope, kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions') {
-  return { ...parseModifyOptions(s.query, kind), user: s.user, subresource: s.info.subresource };
+  return { ...parseModifyOptions(s.query, kind), user: s.user, subresource: s.info.subresource, warnings: [] as string[] };
+}
+
+/**
+ * Runs a write and sends the warnings it recorded, on success and on failure alike (kube's
+ * recorder writes them into the headers of whatever response follows).
+ */
+async function withWarnings<T>(s: RequestScope, warnings: string[], write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } finally {
+    addWarnings(s.res, warnings);
+  }
 }
 
 export async function createResource(s: RequestScope): Promise<void> {
   const opts = writeOptions(s, 'CreateOptions');
   const obj = decodeObjectBody(s.body, s.req.headers['content-type'], s.def);
   decodeTyped(await typedDecoder(s.def), obj, s.def, opts.fieldValidation, s.res);
-  writeResult(s, 201, await s.store.create(s.info.namespace, obj, opts));
+  writeResult(s, 201, await withWarnings(s, opts.warnings, () => s.store.create(s.info.namespace, obj, opts)));
 }
 
 export async function updateResource(s: RequestScope): Promise<void> {
   const opts = writeOptions(s, 'UpdateOptions');
   const obj = decodeObjectBody(s.body, s.req.headers['content-type'], s.def);
   decodeTyped(await typedDecoder(s.def), obj, s.def, opts.fieldValidation, s.res);
-  const { object, created } = await s.store.update(s.info.namespace, s.info.name, obj, opts);
+  const { object, created } = await withWarnings(s, opts.warnings, () => s.store.update(s.info.namespace, s.info.name, obj, opts));
   writeResult(s, created ? 201 : 200, object);
 }
 
@@ -52,5 +64,5 @@ export async function patchResource(s: RequestScope): Promise<void> {
     decodeTyped(decoder, obj, s.def, opts.fieldValidation, s.res, Buffer.isBuffer(body) ? body.toString('utf8') : JSON.stringify(body));
     return obj;
   };
-  writeResult(s, 200, await s.store.patch(s.info.namespace, s.info.name, apply, opts));
+  writeResult(s, 200, await withWarnings(s, opts.warnings, () => s.store.patch(s.info.namespace, s.info.name, apply, opts)));
 }

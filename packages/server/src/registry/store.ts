@@ -31,6 +31,11 @@ export interface WriteOptions {
    * admission or validation, as kube's binding writes through storage directly.
    */
   raw?: boolean;
+  /**
+   * Where the write's warnings go (strategies' WarningsOnCreate/Update, admission plugins);
+   * the handler sends them as `Warning` headers. Unset: dropped (the server's own writes).
+   */
+  warnings?: string[];
 }
 
 /** The identity of writes the server makes itself (bootstrap) and of servers run without authentication. */
@@ -308,6 +313,7 @@ export class Store {
     if (this.hasStatus) delete obj.status;
     s.prepareForCreate?.(obj);
     this.validateOrThrow(obj.metadata.name ?? '', [...validateObjectMeta(obj.metadata, { namespaced: this.def.namespaced, nameValidator: s.nameValidator }), ...(s.validate?.(obj) ?? [])]);
+    if (s.warningsOnCreate) opts.warnings?.push(...s.warningsOnCreate(obj));
     await this.admit('validate', 'CREATE', obj, undefined, opts);
     (await this.goEncoder())?.(obj);
 
@@ -434,6 +440,8 @@ export class Store {
     desired.metadata.resourceVersion = current.metadata.resourceVersion;
     const kindErrs = sub ? (subStrategy?.validateUpdate?.(desired, current) ?? []) : (s.validateUpdate?.(desired, current) ?? []);
     this.validateOrThrow(name, [...validateObjectMetaUpdate(desired.metadata, current.metadata), ...validateObjectMeta(desired.metadata, { namespaced: this.def.namespaced, nameValidator: s.nameValidator }), ...kindErrs]);
+    const warnings = sub ? subStrategy?.warningsOnUpdate : s.warningsOnUpdate?.bind(s);
+    if (warnings) opts.warnings?.push(...warnings(desired, current));
     await this.admit('validate', 'UPDATE', desired, current, opts);
     (await this.goEncoder())?.(desired);
     return desired;
@@ -458,7 +466,8 @@ export class Store {
     if (!plugins || plugins.length === 0) return;
     const ctx = this.ctx;
     if (!ctx) throw newInternalError(`admission for ${this.gr.resource} needs the store context`);
-    const attrs = { operation, subresource: opts.subresource ?? '', obj, old, dryRun: opts.dryRun, user: opts.user ?? systemUser, ctx, lookup: ctx.lookup };
+    const warn = (message: string): void => void opts.warnings?.push(message);
+    const attrs = { operation, subresource: opts.subresource ?? '', obj, old, dryRun: opts.dryRun, user: opts.user ?? systemUser, ctx, lookup: ctx.lookup, warn };
     for (const p of plugins) await p[phase]?.(attrs);
   }
 

@@ -52,6 +52,13 @@ export interface Strategy {
   validate?(obj: KubeObject): FieldError[];
   /** Kind-specific validation on update. */
   validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /**
+   * kube's WarningsOnCreate: messages sent back as `Warning: 299` headers once the object is
+   * valid (deprecated fields, values kube accepts but will refuse later). Never fails the write.
+   */
+  warningsOnCreate?(obj: KubeObject): string[];
+  /** kube's WarningsOnUpdate, for writes of the main resource. */
+  warningsOnUpdate?(obj: KubeObject, old: KubeObject): string[];
   /** Validates a metadata.name (or generateName prefix when prefix=true); kube's per-kind name rule. */
   nameValidator(name: string, prefix: boolean): string[];
 }
@@ -69,6 +76,8 @@ export interface StatusStrategy {
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   /** Validation of a status write (kube's ValidateXStatusUpdate). */
   validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /** kube's status strategies' WarningsOnUpdate. */
+  warningsOnUpdate?(obj: KubeObject, old: KubeObject): string[];
 }
 
 /** What the `scale` subresource reads and writes (autoscaling/v1 Scale). */
@@ -99,6 +108,8 @@ export interface AdmissionAttributes {
    * the watch cache, falling back to the store. `get` answers undefined for a missing object.
    */
   lookup(group: string, resource: string): AdmissionLookup | undefined;
+  /** Adds a `Warning: 299` header to the response (kube's warning.AddWarning), e.g. PodSecurity's `warn` level. */
+  warn(message: string): void;
 }
 
 export interface ServiceRanges {

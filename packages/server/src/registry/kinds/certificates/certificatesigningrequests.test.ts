@@ -14,7 +14,7 @@ const csr = (spec: Record<string, unknown> = {}) => object({ spec: { request, si
 const admin = { name: 'admin', uid: 'admin', groups: ['system:masters', 'system:authenticated'] };
 
 function attrs(obj: KubeObject, operation: 'CREATE' | 'UPDATE' = 'CREATE'): AdmissionAttributes {
-  return { operation, subresource: '', obj, dryRun: true, user: admin, ctx: undefined as never, lookup: () => undefined };
+  return { operation, subresource: '', obj, dryRun: true, user: admin, ctx: undefined as never, lookup: () => undefined, warn: () => {} };
 }
 
 describe('CertificateSigningRequest', () => {

@@ -137,7 +137,7 @@ describe('PersistentVolumeClaims', () => {
 
 describe('storage admission', () => {
   const attrs = (obj: KubeObject, extra: Partial<AdmissionAttributes> = {}): AdmissionAttributes => ({
-    operation: 'CREATE', subresource: '', obj, dryRun: false, user: { name: 'u', groups: [] }, ctx: undefined as never, lookup: () => undefined, ...extra,
+    operation: 'CREATE', subresource: '', obj, dryRun: false, user: { name: 'u', groups: [] }, ctx: undefined as never, lookup: () => undefined, warn: () => {}, ...extra,
   });
 
   test('StorageObjectInUseProtection adds the protection finalizers once', () => {

@@ -100,7 +100,7 @@ describe('Namespaces', () => {
 
   test('PodSecurity refuses labels it cannot parse', () => {
     const attrs = (labels: Record<string, string>): AdmissionAttributes => ({
-      operation: 'CREATE', subresource: '', obj: { metadata: { name: 'team', labels } }, dryRun: false, user: { name: 'u', groups: [] }, ctx: undefined as never, lookup: () => undefined,
+      operation: 'CREATE', subresource: '', obj: { metadata: { name: 'team', labels } }, dryRun: false, user: { name: 'u', groups: [] }, ctx: undefined as never, lookup: () => undefined, warn: () => {},
     });
     expect(() => podSecurityNamespaceLabels.validate!(attrs({ 'pod-security.kubernetes.io/enforce': 'strict' }))).toThrow(
       'Namespace "team" is invalid: metadata.labels[pod-security.kubernetes.io/enforce]: Invalid value: "strict": must be one of privileged, baseline, restricted');
