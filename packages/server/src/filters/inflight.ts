@@ -5,7 +5,8 @@
  * Long-running requests (watches) are not counted. Limit 0 means no limit, as in kube.
  */
 import type { ServerResponse } from 'node:http';
-import type { GaugeSeries } from '../metrics/series.js';
+import type { TimingRatioSeries } from '../metrics/series.js';
+import type { RequestKindSeries } from '../metrics/flowcontrol.js';
 
 export interface InflightLimits {
   /** kube's default 400. */
@@ -18,22 +19,47 @@ export const defaultInflightLimits: InflightLimits = { maxRequestsInflight: 400,
 
 const privilegedGroup = 'system:masters';
 
+/**
+ * The two kinds' counts, their per-second high-water marks (apiserver_current_inflight_requests)
+ * and the slots in use as a fraction of the limit over time
+ * (apiserver_flowcontrol_read_vs_write_current_requests{phase="executing"}).
+ */
 export class InflightLimiter {
+  /** Every admitted request in flight, privileged ones over the limit included (shutdown waits for them). */
   readOnly = 0;
   mutating = 0;
   /** The most in flight since the last tick: apiserver_current_inflight_requests reports the maximum of the last second. */
   private readOnlyHigh = 0;
   private mutatingHigh = 0;
+  /** Set only for a kind with a limit: kube records slots of a kind's channel, and a kind without a limit has none. */
+  private readonly readOnlySlots?: TimingRatioSeries;
+  private readonly mutatingSlots?: TimingRatioSeries;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly limits: InflightLimits, gauges: { readOnly: GaugeSeries; mutating: GaugeSeries }) {
+  constructor(private readonly limits: InflightLimits, series: { readOnly: RequestKindSeries; mutating: RequestKindSeries }) {
+    const { maxRequestsInflight: ro, maxMutatingRequestsInflight: mu } = limits;
+    // kube installs no filter when both limits are 0, and then makes no flowcontrol series.
+    if (ro > 0 || mu > 0) {
+      const roSlots = series.readOnly.executing(ro);
+      const muSlots = series.mutating.executing(mu);
+      if (ro > 0) this.readOnlySlots = roSlots;
+      if (mu > 0) this.mutatingSlots = muSlots;
+    }
     this.timer = setInterval(() => {
-      gauges.readOnly.set(this.readOnlyHigh);
-      gauges.mutating.set(this.mutatingHigh);
-      this.readOnlyHigh = this.readOnly;
-      this.mutatingHigh = this.mutating;
+      series.readOnly.inflight.set(this.readOnlyHigh);
+      series.mutating.inflight.set(this.mutatingHigh);
+      this.readOnlyHigh = this.slots(this.readOnly, ro);
+      this.mutatingHigh = this.slots(this.mutating, mu);
     }, 1000);
     this.timer.unref();
+  }
+
+  /**
+   * Slots in use, as kube's len(channel): a privileged request beyond the limit is served
+   * without one, so the count never shows more than the limit.
+   */
+  private slots(count: number, limit: number): number {
+    return limit > 0 && count > limit ? limit : count;
   }
 
   /** false: over the limit, and the caller answers 429. */
@@ -41,18 +67,23 @@ export class InflightLimiter {
     if (mutating) {
       const max = this.limits.maxMutatingRequestsInflight;
       if (max > 0 && this.mutating >= max && !groups?.includes(privilegedGroup)) return false;
-      if (++this.mutating > this.mutatingHigh) this.mutatingHigh = this.mutating;
+      const n = this.slots(++this.mutating, max);
+      if (n > this.mutatingHigh) this.mutatingHigh = n;
+      this.mutatingSlots?.set(n);
     } else {
       const max = this.limits.maxRequestsInflight;
       if (max > 0 && this.readOnly >= max && !groups?.includes(privilegedGroup)) return false;
-      if (++this.readOnly > this.readOnlyHigh) this.readOnlyHigh = this.readOnly;
+      const n = this.slots(++this.readOnly, max);
+      if (n > this.readOnlyHigh) this.readOnlyHigh = n;
+      this.readOnlySlots?.set(n);
     }
     return true;
   }
 
+  /** kube notes the level after a request frees its slot too: both states contribute to the sampled figures. */
   release(mutating: boolean): void {
-    if (mutating) this.mutating--;
-    else this.readOnly--;
+    if (mutating) this.mutatingSlots?.set(this.slots(--this.mutating, this.limits.maxMutatingRequestsInflight));
+    else this.readOnlySlots?.set(this.slots(--this.readOnly, this.limits.maxRequestsInflight));
   }
 
   get inflight(): number {

@@ -10,6 +10,7 @@
 import type { ResourceDefinition } from '../registry/types.js';
 import type { RequestInfo } from '../requestinfo.js';
 import { Counter, Gauge, Histogram, exponentialBuckets, type CounterSeries, type GaugeSeries, type HistogramSeries } from './series.js';
+import { RequestKindSeries, readVsWriteFamily } from './flowcontrol.js';
 import type { Registry } from 'prom-client';
 
 export const component = 'apiserver';
@@ -118,8 +119,10 @@ export class RequestMetrics {
   readonly longRunning = new Gauge('apiserver_longrunning_requests', 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.', ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component']);
   readonly requestTerminations = new Counter('apiserver_request_terminations_total', 'Number of requests which apiserver terminated in self-defense.', ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component', 'code']);
   readonly inflight = new Gauge('apiserver_current_inflight_requests', 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', ['request_kind']);
-  readonly readOnlyInflight = this.inflight.child('readOnly');
-  readonly mutatingInflight = this.inflight.child('mutating');
+  /** The max-in-flight filter's one flowcontrol family (flowcontrol.ts: why no other applies). */
+  readonly readVsWrite = readVsWriteFamily();
+  readonly readOnlyInflight = new RequestKindSeries('readOnly', this.inflight.child('readOnly'), this.readVsWrite);
+  readonly mutatingInflight = new RequestKindSeries('mutating', this.inflight.child('mutating'), this.readVsWrite);
   readonly watchEvents = new Counter('apiserver_watch_events_total', 'Number of events sent in watch clients', ['group', 'version', 'kind']);
   readonly watchEventsSizes = new Histogram('apiserver_watch_events_sizes', 'Watch event size distribution in bytes', ['group', 'version', 'kind'], exponentialBuckets(1024, 2, 8));
 
@@ -127,7 +130,7 @@ export class RequestMetrics {
   private readonly watchSeries = new Map<ResourceDefinition, WatchEventSeries>();
 
   register(registry: Registry): void {
-    for (const f of [this.requestTotal, this.requestDuration, this.requestSli, this.responseSizes, this.longRunning, this.requestTerminations, this.inflight, this.watchEvents, this.watchEventsSizes]) f.register(registry);
+    for (const f of [this.requestTotal, this.requestDuration, this.requestSli, this.responseSizes, this.longRunning, this.requestTerminations, this.inflight, this.readVsWrite, this.watchEvents, this.watchEventsSizes]) f.register(registry);
   }
 
   /** def undefined: a request the server refused before knowing its resource (its labels stay empty). */

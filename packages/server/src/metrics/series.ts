@@ -161,3 +161,88 @@ export function exponentialBuckets(start: number, factor: number, count: number)
   for (let i = 0, v = start; i < count; i++, v *= factor) out.push(v);
   return out;
 }
+
+/** Nanoseconds on a monotonic clock, as a double (exact for ~104 days of uptime). */
+export function monotonicNanos(): number {
+  return Math.round(performance.now() * 1e6);
+}
+
+/**
+ * component-base's TimingRatioHistogram member: a gauge of numerator/denominator whose value
+ * is observed "at the end of every nanosecond" — each bucket accumulates the nanoseconds the
+ * ratio spent at or below its bound, `_count` the nanoseconds since the series was made,
+ * `_sum` the time integral of the ratio (in ratio × ns). Setting it costs a clock read and
+ * a bucket search, nothing allocated.
+ */
+export class TimingRatioSeries {
+  readonly counts: Float64Array;
+  sum = 0;
+  count = 0;
+  private numerator = 0;
+  private ratio = 0;
+  private last: number;
+  constructor(readonly labels: Labels, private readonly bounds: readonly number[], private readonly now: () => number, private denominator: number) {
+    this.counts = new Float64Array(bounds.length + 1);
+    this.last = now();
+  }
+
+  set(numerator: number): void {
+    this.advance();
+    this.numerator = numerator;
+    this.ratio = numerator / this.denominator;
+  }
+
+  setDenominator(denominator: number): void {
+    this.advance();
+    this.denominator = denominator;
+    this.ratio = this.numerator / denominator;
+  }
+
+  /** Accounts the time since the last change to the ratio that held during it. */
+  advance(): void {
+    const now = this.now();
+    const dt = now - this.last;
+    if (dt <= 0) return;
+    const b = this.bounds;
+    const v = this.ratio;
+    let i = 0;
+    while (i < b.length && v > b[i]) i++;
+    this.counts[i] += dt;
+    this.sum += v * dt;
+    this.count += dt;
+    this.last = now;
+  }
+}
+
+/** A TimingRatioHistogramVec: exposed as a histogram whose observations are weighted by nanoseconds. */
+export class TimingRatioHistogram extends Family<TimingRatioSeries> {
+  readonly type = 'histogram';
+  private readonly le: string[];
+  constructor(name: string, help: string, labelNames: readonly string[], readonly buckets: readonly number[], private readonly now: () => number = monotonicNanos) {
+    super(name, help, labelNames);
+    this.le = [...buckets.map(goFloat), '+Inf'];
+  }
+  /** kube's NewForLabelValuesSafe(initialNumerator 0, initialDenominator, labels). */
+  child(denominator: number, ...values: string[]): TimingRatioSeries {
+    const s = new TimingRatioSeries(sortedLabels(this.labelNames, values), this.buckets, this.now, denominator);
+    this.series.push(s);
+    return s;
+  }
+  async get(): Promise<Exposed> {
+    await this.collect?.();
+    const values: Sample[] = [];
+    const bucketName = `${this.name}_bucket`;
+    for (const s of this.series) {
+      // As kube's Write: the time since the last change counts before the figures are read.
+      s.advance();
+      let acc = 0;
+      for (let i = 0; i < this.le.length; i++) {
+        acc += s.counts[i];
+        values.push({ labels: { ...s.labels, le: this.le[i] }, value: acc, metricName: bucketName });
+      }
+      values.push({ labels: s.labels, value: s.sum, metricName: `${this.name}_sum` });
+      values.push({ labels: s.labels, value: s.count, metricName: `${this.name}_count` });
+    }
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+  }
+}

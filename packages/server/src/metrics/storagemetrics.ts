@@ -9,6 +9,7 @@ import type { Registry } from 'prom-client';
 import type { Cacher } from '../cacher/cacher.js';
 import type { ResourceDefinition } from '../registry/types.js';
 import { Counter, Gauge, Histogram, type CounterSeries, type HistogramSeries } from './series.js';
+import { ListMetrics, type ListSeries } from './listmetrics.js';
 
 const latencyBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 
@@ -24,6 +25,7 @@ class OperationSeries {
 class ResourceSeries {
   private readonly ops: Partial<Record<Operation, OperationSeries>> = {};
   private received?: CounterSeries;
+  private listSeries?: ListSeries;
   constructor(private readonly m: StorageMetrics, private readonly group: string, private readonly resource: string) {}
 
   op(op: Operation): OperationSeries {
@@ -37,6 +39,10 @@ class ResourceSeries {
 
   get eventsReceived(): CounterSeries {
     return (this.received ??= this.m.storageEventsReceived.child(this.group, this.resource));
+  }
+
+  get lists(): ListSeries {
+    return (this.listSeries ??= this.m.lists.series(this.group, this.resource));
   }
 }
 
@@ -68,11 +74,22 @@ export class StorageMetrics {
   readonly cacheResourceVersion = new Gauge('apiserver_watch_cache_resource_version', 'Current resource version of watch cache broken by resource type. This is truncated to the 15 least significant digits.', ['group', 'resource']);
   readonly registeredWatchers = new Gauge('apiserver_registered_watchers', 'Number of currently registered watchers for a given resources', ['group', 'version', 'kind']);
 
+  /** apiserver_storage_list_* and apiserver_cache_list_*. */
+  readonly lists: ListMetrics;
+
   private readonly byPrefix = new Map<string, ResourceSeries>();
   private readonly unknown: ResourceSeries;
 
   constructor(private readonly registryPrefix: string, resources: () => CachedResource[], storageSize?: () => Promise<StorageSize[]>) {
     this.unknown = new ResourceSeries(this, '', '');
+    // Each watch cache's initial lists are storage lists (kube's reflector lists through the store).
+    this.lists = new ListMetrics(() => {
+      for (const { cacher } of resources()) {
+        const s = this.seriesFor(cacher.prefix).lists;
+        s.initLists = cacher.stats.initializations;
+        s.initObjects = cacher.stats.initEvents;
+      }
+    });
     this.collectCaches(resources);
     if (storageSize) this.collectSize(storageSize);
   }
@@ -82,6 +99,7 @@ export class StorageMetrics {
       this.etcdDuration, this.etcdRequests, this.etcdErrors, this.storageEventsReceived, this.storageObjects, this.resourceObjects, this.storageSize, this.dbTotalSize,
       this.initEvents, this.cacheEventsReceived, this.cacheEventsDispatched, this.cacheInitializations, this.cacheResourceVersion, this.registeredWatchers,
     ]) f.register(registry);
+    this.lists.register(registry);
   }
 
   /** Keys are <prefix>/<keyPrefix>/…, the key prefix one or two segments (configmaps, services/specs). */
@@ -169,6 +187,11 @@ export class MeteredStorage implements Storage {
     return this.inner.name;
   }
 
+  /** The list counts of the resource stored under `keyPrefix` (`<registry>/<resource>/`). */
+  listSeries(keyPrefix: string): ListSeries {
+    return this.m.seriesFor(keyPrefix).lists;
+  }
+
   get supportsProgressRequests(): boolean | undefined {
     return this.inner.supportsProgressRequests;
   }
@@ -235,4 +258,9 @@ export class MeteredStorage implements Storage {
   close(): Promise<void> {
     return this.inner.close();
   }
+}
+
+/** Where a Store counts its lists: undefined over storage that is not metered (a Store made on its own in a test). */
+export function listSeriesFor(storage: Storage, keyPrefix: string): ListSeries | undefined {
+  return storage instanceof MeteredStorage ? storage.listSeries(keyPrefix) : undefined;
 }

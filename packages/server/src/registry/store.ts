@@ -19,6 +19,8 @@ import type { AdmissionOperation, KubeObject, ResourceDefinition, StoreContext, 
 import { CachedObject, type AttrsFunc } from '../cacher/cachedobject.js';
 import type { Cacher } from '../cacher/cacher.js';
 import { pageFromTree } from '../cacher/listing.js';
+import { listSeriesFor } from '../metrics/storagemetrics.js';
+import type { ListSeries } from '../metrics/listmetrics.js';
 
 export interface WriteOptions {
   dryRun: boolean;
@@ -69,6 +71,8 @@ export class Store {
   private createAdmission: CreateAdmission[] = [];
   /** Storage and the other stores, for admission plugins and allocators (set by the server). */
   ctx?: StoreContext;
+  /** apiserver_storage_list_* and apiserver_cache_list_* of this resource. */
+  private readonly lists?: ListSeries;
 
   /**
    * The definition whose behaviour applies to stored objects: the storage version's for a
@@ -83,6 +87,7 @@ export class Store {
     // Errors name what is stored: kube answers `Event "x" is invalid` through events.k8s.io too.
     this.gr = { group: this.kind.group, resource: this.kind.resource };
     this.attrsOf = objectAttrs(this.kind);
+    this.lists = listSeriesFor(storage, this.resourcePrefix);
   }
 
   /** A body of the served version as the storage version holds it (identity without conversion). */
@@ -180,19 +185,19 @@ export class Store {
       const token = decodeContinue(opts.continue, prefix);
       if (token.rv < 0) {
         // An inconsistent continuation (after compaction) reads the latest state.
-        if (c) return pageFromTree(await this.currentState(opts.limit > 0), prefix, match, opts.limit, token.startKey);
+        if (c) return pageFromTree(await this.currentState(opts.limit > 0), prefix, match, opts.limit, token.startKey, this.lists?.cache);
         return this.listFromStorage(prefix, match, 0, opts.limit, token.startKey, false);
       }
       return this.listExact(prefix, match, token.rv, opts.limit, token.startKey, true);
     }
     if (opts.resourceVersion === '') {
       const rev = c ? await c.consistentRevision() : null;
-      if (c && rev !== null) return pageFromTree(c.current(opts.limit > 0), prefix, match, opts.limit);
+      if (c && rev !== null) return pageFromTree(c.current(opts.limit > 0), prefix, match, opts.limit, undefined, this.lists?.consistentCache);
       return this.listFromStorage(prefix, match, 0, opts.limit, undefined, false);
     }
     if (opts.resourceVersion === '0') {
       // Any: served from the cache as one complete list, without paging (as kube's cacher).
-      if (c) return pageFromTree(await this.currentState(false), prefix, match, 0);
+      if (c) return pageFromTree(await this.currentState(false), prefix, match, 0, undefined, this.lists?.cache);
       return this.listFromStorage(prefix, match, 0, 0, undefined, false);
     }
     const rv = parseResourceVersion(opts.resourceVersion);
@@ -200,7 +205,7 @@ export class Store {
     if (exact) return this.listExact(prefix, match, rv, opts.limit, undefined, false);
     if (c) {
       await c.waitUntilFresh(rv);
-      return pageFromTree(c.current(opts.limit > 0), prefix, match, opts.limit);
+      return pageFromTree(c.current(opts.limit > 0), prefix, match, opts.limit, undefined, this.lists?.cache);
     }
     await waitForRevision(this.storage, rv);
     return this.listFromStorage(prefix, match, 0, opts.limit, undefined, false);
@@ -216,7 +221,7 @@ export class Store {
     if (this.cacher) {
       await this.cacher.waitUntilFresh(rv);
       const tree = this.cacher.cache.snapshotAt(rv);
-      if (tree) return pageFromTree({ tree, revision: rv }, prefix, match, limit, startKey);
+      if (tree) return pageFromTree({ tree, revision: rv }, prefix, match, limit, startKey, this.lists?.cache);
     } else {
       await waitForRevision(this.storage, rv);
     }
@@ -229,16 +234,19 @@ export class Store {
     let more = false;
     let count = 0;
     let lastKey: string | undefined;
+    let fetched = 0, evaluated = 0;
     try {
       // With a selector, keep reading pages until `limit` objects match (as kube's etcd3 store).
       for (;;) {
         const res = await this.storage.range(prefix, { prefix: true, revision: readRevision || undefined, limit: limit || undefined, startKey });
         readRevision = res.revision;
         if (count === 0) count = res.count;
+        fetched += res.items.length;
         let consumedAll = true;
         for (let i = 0; i < res.items.length; i++) {
           const kv = res.items[i];
           lastKey = kv.key;
+          evaluated++;
           const obj = CachedObject.fromStored(kv.key, kv.modRevision, kv.value, this.attrsOf);
           if (match.matches(obj.attrs)) items.push(obj);
           if (limit && items.length >= limit) {
@@ -256,6 +264,8 @@ export class Store {
         throw newResourceExpired('The resourceVersion for the provided list is too old.');
       }
       throw err;
+    } finally {
+      this.lists?.fromStorage(fetched, evaluated, items.length); // as kube's GetList: failed lists count too
     }
     const result: ListResult = { items, resourceVersion: String(readRevision) };
     if (more && lastKey !== undefined) {
