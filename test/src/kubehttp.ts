@@ -43,6 +43,8 @@ export interface KubeHttpOptions {
    * `sockets` shows whether that held (the server may close an idle connection).
    */
   oneConnection?: boolean;
+  /** Give up on a request (not a watch) with no answer after this long. */
+  requestTimeoutMs?: number;
 }
 
 export class KubeHttp {
@@ -88,6 +90,8 @@ export class KubeHttp {
         });
       });
       this.track(req);
+      const limit = this.opts.requestTimeoutMs;
+      if (limit) req.setTimeout(limit, () => req.destroy(new Error(`client timeout: no answer within ${limit} ms`)));
       req.on('error', reject);
       if (payload !== undefined) req.write(payload);
       req.end();
