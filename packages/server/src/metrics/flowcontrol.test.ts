@@ -92,6 +92,21 @@ describe('read_vs_write_current_requests', () => {
     }
   });
 
+  it('takes a clock reading the caller already has (performance.now() milliseconds)', async () => {
+    const { limiter, registry, at } = setup({ maxRequestsInflight: 2, maxMutatingRequestsInflight: 2 });
+    try {
+      at(10e9); // the series' own clock, not read when the caller passes one
+      expect(limiter.tryAcquire(false, undefined, 1000)).toBe(true); // 1 s at 0, then 1/2
+      limiter.release(false, 1250); // 0.25 s at 0.5
+      at(2e9);
+      const ro = buckets(await registry.metrics(), 'readOnly');
+      expect(ro['0']).toBe(1.75e9);
+      expect(ro['0.5']).toBe(2e9);
+    } finally {
+      limiter.stop();
+    }
+  });
+
   it('is made only for a kind with a limit to measure, and not at all when there is none', async () => {
     const none = setup({ maxRequestsInflight: 0, maxMutatingRequestsInflight: 0 });
     none.limiter.stop();

@@ -186,8 +186,9 @@ export class TimingRatioSeries {
     this.last = now();
   }
 
-  set(numerator: number): void {
-    this.advance();
+  /** `nowNs`: a clock reading the caller already has (the family's clock), saving one. */
+  set(numerator: number, nowNs?: number): void {
+    this.advance(nowNs);
     this.numerator = numerator;
     this.ratio = numerator / this.denominator;
   }
@@ -199,8 +200,8 @@ export class TimingRatioSeries {
   }
 
   /** Accounts the time since the last change to the ratio that held during it. */
-  advance(): void {
-    const now = this.now();
+  advance(nowNs?: number): void {
+    const now = nowNs ?? this.now();
     const dt = now - this.last;
     if (dt <= 0) return;
     const b = this.bounds;
