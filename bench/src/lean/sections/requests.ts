@@ -51,11 +51,11 @@ async function getRows(ctx: RunCtx, root: string, label: string, backend: string
 async function contendRow(ctx: RunCtx, root: string, label: string, backend: string): Promise<void> {
   const clients = config.contendClients;
   log(`${label} ${backend}: ${clients} clients contending on one object`);
-  await withServer({ root, label, backend }, async ({ server, meters }) => {
+  await withServer({ root, label, backend, profile: 'contend' }, async ({ server, meters }) => {
     const path = await seedOne(server.target, objectName('hot-', 1));
     const w = await load({ target: server.target, mode: 'contend', clients, path, windowName: 'contend' }, meters);
     ctx.rows.push(rowFrom({ section: 'contend', backend, server: label, op: 'update (GET, PUT, retry on 409)', clients, client: 'node' }, w, w.result));
-  });
+  }, ctx.profiles);
 }
 
 export async function runRequestSections(ctx: RunCtx, backend: string): Promise<void> {

@@ -486,7 +486,12 @@ export class Store {
     if ((body.metadata.name ?? '') !== name) throw newBadRequest(`the name of the object (${body.metadata.name ?? ''}) does not match the name on the URL (${name})`);
     ensureNamespaceMatches(body, namespace, this.def.namespaced);
     const precondition = body.metadata.resourceVersion;
-    if (precondition) parseResourceVersion(precondition);
+    if (precondition) {
+      // A copy in the cache newer than the precondition means every later state fails it too:
+      // the conflict is answered without decoding the stored object (contending writers send many).
+      const cached = this.cacher?.live ? this.cacher.cache.tree.get(this.objectKey(namespace, name)) : undefined;
+      if (cached && cached.revision > parseResourceVersion(precondition)) throw newConflict(this.gr, name, OptimisticLockErrorMsg);
+    }
     try {
       const object = await this.guaranteedUpdate(namespace, name, (current) => {
         if (precondition && precondition !== current.metadata.resourceVersion) throw preconditionFailed(this.gr, name, precondition, current);
