@@ -19,15 +19,23 @@ export const defaultInflightLimits: InflightLimits = { maxRequestsInflight: 400,
 
 const privilegedGroup = 'system:masters';
 
+/** How a request got in: with a slot of its kind, or privileged, beyond the limit, without one. */
+export type Admission = 'slot' | 'exempt';
+
 /**
  * The two kinds' counts, their per-second high-water marks (apiserver_current_inflight_requests)
  * and the slots in use as a fraction of the limit over time
  * (apiserver_flowcontrol_read_vs_write_current_requests{phase="executing"}).
  */
 export class InflightLimiter {
-  /** Every admitted request in flight, privileged ones over the limit included (shutdown waits for them). */
+  /** Requests in flight holding a slot of their kind. */
   readOnly = 0;
   mutating = 0;
+  /**
+   * Privileged requests that found every slot taken: kube serves them without one, so they
+   * never keep another request out (shutdown still waits for them).
+   */
+  private exempt = 0;
   /** The most in flight since the last tick: apiserver_current_inflight_requests reports the maximum of the last second. */
   private readOnlyHigh = 0;
   private mutatingHigh = 0;
@@ -48,50 +56,44 @@ export class InflightLimiter {
     this.timer = setInterval(() => {
       series.readOnly.inflight.set(this.readOnlyHigh);
       series.mutating.inflight.set(this.mutatingHigh);
-      this.readOnlyHigh = this.slots(this.readOnly, ro);
-      this.mutatingHigh = this.slots(this.mutating, mu);
+      this.readOnlyHigh = this.readOnly;
+      this.mutatingHigh = this.mutating;
     }, 1000);
     this.timer.unref();
   }
 
   /**
-   * Slots in use, as kube's len(channel): a privileged request beyond the limit is served
-   * without one, so the count never shows more than the limit.
+   * null: over the limit, and the caller answers 429; else how the request was admitted, to
+   * hand back to release(). `atMs`: the request's start on performance.now()'s clock if the
+   * caller has it, saving a clock read (each one also allocates a number).
    */
-  private slots(count: number, limit: number): number {
-    return limit > 0 && count > limit ? limit : count;
-  }
-
-  /**
-   * false: over the limit, and the caller answers 429. `atMs`: the request's start on
-   * performance.now()'s clock if the caller has it, saving a clock read (each one also
-   * allocates a number).
-   */
-  tryAcquire(mutating: boolean, groups: readonly string[] | undefined, atMs?: number): boolean {
+  tryAcquire(mutating: boolean, groups: readonly string[] | undefined, atMs?: number): Admission | null {
+    const max = mutating ? this.limits.maxMutatingRequestsInflight : this.limits.maxRequestsInflight;
+    if (max > 0 && (mutating ? this.mutating : this.readOnly) >= max) {
+      if (!groups?.includes(privilegedGroup)) return null;
+      this.exempt++;
+      return 'exempt';
+    }
     if (mutating) {
-      const max = this.limits.maxMutatingRequestsInflight;
-      if (max > 0 && this.mutating >= max && !groups?.includes(privilegedGroup)) return false;
-      const n = this.slots(++this.mutating, max);
+      const n = ++this.mutating;
       if (n > this.mutatingHigh) this.mutatingHigh = n;
       this.mutatingSlots?.set(n, nanos(atMs));
     } else {
-      const max = this.limits.maxRequestsInflight;
-      if (max > 0 && this.readOnly >= max && !groups?.includes(privilegedGroup)) return false;
-      const n = this.slots(++this.readOnly, max);
+      const n = ++this.readOnly;
       if (n > this.readOnlyHigh) this.readOnlyHigh = n;
       this.readOnlySlots?.set(n, nanos(atMs));
     }
-    return true;
+    return 'slot';
   }
 
-  /** kube notes the level after a request frees its slot too: both states contribute to the sampled figures. */
-  release(mutating: boolean, atMs?: number): void {
-    if (mutating) this.mutatingSlots?.set(this.slots(--this.mutating, this.limits.maxMutatingRequestsInflight), nanos(atMs));
-    else this.readOnlySlots?.set(this.slots(--this.readOnly, this.limits.maxRequestsInflight), nanos(atMs));
+  release(mutating: boolean, admission: Admission, atMs?: number): void {
+    if (admission === 'exempt') this.exempt--;
+    else if (mutating) this.mutatingSlots?.set(--this.mutating, nanos(atMs));
+    else this.readOnlySlots?.set(--this.readOnly, nanos(atMs));
   }
 
   get inflight(): number {
-    return this.readOnly + this.mutating;
+    return this.readOnly + this.mutating + this.exempt;
   }
 
   stop(): void {

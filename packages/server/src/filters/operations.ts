@@ -92,7 +92,8 @@ export class ServerOperations {
       writeError(res, err);
       return;
     }
-    if (!this.limiter.tryAcquire(mutating, groups)) {
+    const admission = this.limiter.tryAcquire(mutating, groups, start);
+    if (admission === null) {
       route.terminated(429);
       writeTooManyRequests(res);
       return;
@@ -103,9 +104,10 @@ export class ServerOperations {
     } catch (err) {
       writeError(res, err);
     } finally {
-      this.limiter.release(mutating);
+      const end = performance.now();
+      this.limiter.release(mutating, admission, end);
       // Requests to resources the server does not serve are not counted (kube: no instrumented route).
-      if (this.deadlines.end(res) && def) route.observe(res.statusCode, seconds(start), bodyLength(res));
+      if (this.deadlines.end(res) && def) route.observe(res.statusCode, (end - start) / 1000, bodyLength(res));
     }
   }
 

@@ -40,15 +40,15 @@ describe('read_vs_write_current_requests', () => {
     const { limiter, registry, at } = setup({ maxRequestsInflight: 4, maxMutatingRequestsInflight: 2 });
     try {
       at(1e9);
-      expect(limiter.tryAcquire(false, undefined)).toBe(true);
-      expect(limiter.tryAcquire(false, undefined)).toBe(true); // 2/4 from t=1s
+      expect(limiter.tryAcquire(false, undefined)).toBe('slot');
+      expect(limiter.tryAcquire(false, undefined)).toBe('slot'); // 2/4 from t=1s
       at(3e9);
-      expect(limiter.tryAcquire(false, undefined)).toBe(true);
-      expect(limiter.tryAcquire(false, undefined)).toBe(true); // 4/4 from t=3s
-      expect(limiter.tryAcquire(false, undefined)).toBe(false); // the fifth is refused: no change
+      expect(limiter.tryAcquire(false, undefined)).toBe('slot');
+      expect(limiter.tryAcquire(false, undefined)).toBe('slot'); // 4/4 from t=3s
+      expect(limiter.tryAcquire(false, undefined)).toBeNull(); // the fifth is refused: no change
       at(3.5e9);
-      for (let i = 0; i < 4; i++) limiter.release(false); // 0 from t=3.5s
-      expect(limiter.tryAcquire(true, undefined)).toBe(true); // mutating 1/2 from t=3.5s
+      for (let i = 0; i < 4; i++) limiter.release(false, 'slot'); // 0 from t=3.5s
+      expect(limiter.tryAcquire(true, undefined)).toBe('slot'); // mutating 1/2 from t=3.5s
       at(4e9);
       const text = await registry.metrics();
       expect(text).toContain(`# TYPE ${name} histogram`);
@@ -77,16 +77,23 @@ describe('read_vs_write_current_requests', () => {
   it('never shows more than the limit: a privileged request beyond it is served without a slot', async () => {
     const { limiter, registry, at } = setup({ maxRequestsInflight: 1, maxMutatingRequestsInflight: 1 });
     try {
-      expect(limiter.tryAcquire(false, ['system:authenticated'])).toBe(true);
+      expect(limiter.tryAcquire(false, ['system:authenticated'])).toBe('slot');
       at(1e9);
-      expect(limiter.tryAcquire(false, ['system:masters'])).toBe(true);
-      expect(limiter.tryAcquire(false, ['system:masters'])).toBe(true);
+      expect(limiter.tryAcquire(false, ['system:masters'])).toBe('exempt');
+      expect(limiter.tryAcquire(false, ['system:masters'])).toBe('exempt');
       at(2e9);
       const ro = buckets(await registry.metrics(), 'readOnly');
       expect(ro['1']).toBe(2e9);
       expect(ro['+Inf']).toBe(ro['1']);
       // Every admitted request is still waited for on shutdown.
       expect(limiter.inflight).toBe(3);
+      // The slot freed by the ordinary request is free, though privileged ones still run (kube's channel).
+      limiter.release(false, 'slot');
+      expect(limiter.tryAcquire(false, ['system:authenticated'])).toBe('slot');
+      expect(limiter.tryAcquire(false, ['system:authenticated'])).toBeNull();
+      limiter.release(false, 'exempt');
+      limiter.release(false, 'exempt');
+      expect(limiter.inflight).toBe(1);
     } finally {
       limiter.stop();
     }
@@ -96,8 +103,8 @@ describe('read_vs_write_current_requests', () => {
     const { limiter, registry, at } = setup({ maxRequestsInflight: 2, maxMutatingRequestsInflight: 2 });
     try {
       at(10e9); // the series' own clock, not read when the caller passes one
-      expect(limiter.tryAcquire(false, undefined, 1000)).toBe(true); // 1 s at 0, then 1/2
-      limiter.release(false, 1250); // 0.25 s at 0.5
+      expect(limiter.tryAcquire(false, undefined, 1000)).toBe('slot'); // 1 s at 0, then 1/2
+      limiter.release(false, 'slot', 1250); // 0.25 s at 0.5
       at(2e9);
       const ro = buckets(await registry.metrics(), 'readOnly');
       expect(ro['0']).toBe(1.75e9);
@@ -114,7 +121,7 @@ describe('read_vs_write_current_requests', () => {
 
     const { limiter, registry, at } = setup({ maxRequestsInflight: 2, maxMutatingRequestsInflight: 0 });
     try {
-      for (let i = 0; i < 5; i++) expect(limiter.tryAcquire(true, undefined)).toBe(true);
+      for (let i = 0; i < 5; i++) expect(limiter.tryAcquire(true, undefined)).toBe('slot');
       at(1e9);
       const text = await registry.metrics();
       // kube makes both members at setup; the unlimited kind has no channel and stays at 0 (denominator 1).
