@@ -399,9 +399,42 @@ function isSignificantUpdate(pod: KubeObject, old: KubeObject): boolean {
   return false;
 }
 
-async function namespaceLabels(attrs: AdmissionAttributes): Promise<Record<string, string> | undefined> {
-  const ns = await attrs.lookup('', 'namespaces')?.get('', attrs.obj.metadata.namespace ?? '');
+async function namespaceLabels(attrs: AdmissionAttributes, namespace = attrs.obj.metadata.namespace ?? ''): Promise<Record<string, string> | undefined> {
+  const ns = await attrs.lookup('', 'namespaces')?.get('', namespace);
   return ns?.metadata.labels;
+}
+
+export interface NamespacePolicy { enforce: LevelVersion; warn: LevelVersion }
+
+const levelRank: Record<Level, number> = { privileged: 0, baseline: 1, restricted: 2 };
+
+/**
+ * api.PolicyToEvaluate for the enforce and warn modes: an unparsable enforce level enforces
+ * restricted, an unparsable warn level fails open to privileged, and an enforce level stricter
+ * than an unset warn level warns at the enforce level and version too.
+ */
+export function namespacePolicy(labels: Record<string, string> | undefined): NamespacePolicy {
+  const enforce = policyFor(labels, 'enforce');
+  const warn = policyFor(labels, 'warn');
+  const l = labels ?? {};
+  const rawWarn = l[`${labelPrefix}warn`];
+  if (rawWarn !== undefined && rawWarn !== 'privileged' && rawWarn !== 'baseline' && rawWarn !== 'restricted') warn.level = 'privileged';
+  const rawEnforce = l[`${labelPrefix}enforce`];
+  const enforceParsed = rawEnforce === 'privileged' || rawEnforce === 'baseline' || rawEnforce === 'restricted';
+  if (rawWarn === undefined && enforceParsed && levelRank[enforce.level] > levelRank[warn.level]) {
+    warn.level = enforce.level;
+    if (l[`${labelPrefix}warn-version`] === undefined) warn.minor = enforce.minor;
+  }
+  return { enforce, warn };
+}
+
+const sameLevelVersion = (a: LevelVersion, b: LevelVersion) => a.level === b.level && a.minor === b.minor;
+
+/** The warning PodSecurity's warn mode adds for a pod or pod template the namespace's warn level refuses. */
+function warnViolations(attrs: AdmissionAttributes, warn: LevelVersion, meta: Json, spec: Json): void {
+  if (warn.level === 'privileged') return;
+  const results = evaluatePod(warn, meta, spec);
+  if (results.length > 0) attrs.warn(`would violate PodSecurity ${JSON.stringify(levelVersionString(warn))}: ${forbiddenDetail(results)}`);
 }
 
 export const podSecurityAdmission: AdmissionPlugin = {
@@ -409,10 +442,120 @@ export const podSecurityAdmission: AdmissionPlugin = {
   async validate(attrs) {
     if (ignoredSubresources.has(attrs.subresource)) return;
     if (attrs.operation === 'UPDATE' && attrs.old && !isSignificantUpdate(attrs.obj, attrs.old)) return;
-    const enforce = policyFor(await namespaceLabels(attrs), 'enforce');
-    if (enforce.level === 'privileged') return;
-    const results = evaluatePod(enforce, obj(attrs.obj.metadata), obj(attrs.obj.spec));
-    if (results.length === 0) return;
-    throw newForbidden({ group: '', resource: 'pods' }, attrs.obj.metadata.name ?? '', `violates PodSecurity ${JSON.stringify(levelVersionString(enforce))}: ${forbiddenDetail(results)}`);
+    const policy = namespacePolicy(await namespaceLabels(attrs));
+    const meta = obj(attrs.obj.metadata), spec = obj(attrs.obj.spec);
+    if (policy.enforce.level !== 'privileged') {
+      const results = evaluatePod(policy.enforce, meta, spec);
+      if (results.length > 0) {
+        throw newForbidden({ group: '', resource: 'pods' }, attrs.obj.metadata.name ?? '', `violates PodSecurity ${JSON.stringify(levelVersionString(policy.enforce))}: ${forbiddenDetail(results)}`);
+      }
+    }
+    // A pod the enforce level refused gets no warning; one it admitted may still get the warn level's.
+    warnViolations(attrs, policy.warn, meta, spec);
   },
 };
+
+/** Where each workload kind keeps its pod template (DefaultPodSpecExtractor). */
+function podTemplateOf(obj0: KubeObject): unknown {
+  if ('template' in obj0) return obj0.template; // PodTemplate
+  const spec = obj(obj0.spec);
+  if ('jobTemplate' in spec) return obj(obj(spec.jobTemplate).spec).template; // CronJob
+  return spec.template;
+}
+
+/**
+ * PodSecurity for pod controllers (ValidatePodController): deployments, replica sets, stateful
+ * sets, daemon sets, jobs, cron jobs, replication controllers and pod templates are never
+ * refused, but their template is checked against the warn level on every write of the main
+ * resource, so people learn before the pods fail.
+ */
+export const podSecurityControllerAdmission: AdmissionPlugin = {
+  name: 'PodSecurity',
+  async validate(attrs) {
+    if (attrs.subresource !== '') return;
+    const policy = namespacePolicy(await namespaceLabels(attrs));
+    if (policy.warn.level === 'privileged') return;
+    const template = podTemplateOf(attrs.obj);
+    if (!isObject(template)) return;
+    warnViolations(attrs, policy.warn, obj(template.metadata), obj(template.spec));
+  },
+};
+
+/** The lexically first pod with a given set of violations, and how many pods share it. */
+interface PodCount { podName: string; podCount: number }
+
+const namespaceMaxPodsToCheck = 3000;
+
+/** A pod's controller's uid (metav1.GetControllerOf), if any. */
+function controllerUID(pod: KubeObject): string | undefined {
+  for (const ref of Array.isArray(pod.metadata.ownerReferences) ? pod.metadata.ownerReferences : []) {
+    if (isObject(ref) && ref.controller === true) return str(ref.uid);
+  }
+  return undefined;
+}
+
+/** prioritizePods: one pod per controller first, the replicas of controllers already seen last. */
+function prioritizePods(pods: KubeObject[]): KubeObject[] {
+  const first: KubeObject[] = [], duplicates: KubeObject[] = [];
+  const seen = new Set<string>();
+  for (const pod of pods) {
+    const uid = controllerUID(pod);
+    if (uid === undefined) first.push(pod);
+    else if (seen.has(uid)) duplicates.push(pod);
+    else { first.push(pod); seen.add(uid); }
+  }
+  return [...first, ...duplicates];
+}
+
+/**
+ * EvaluatePodsInNamespace: the warnings of a namespace update that makes the enforce level
+ * stricter, one per distinct set of violated checks, naming the first pod (and how many others).
+ */
+export async function evaluatePodsInNamespace(attrs: AdmissionAttributes, namespace: string, enforce: LevelVersion): Promise<string[]> {
+  const lookup = attrs.lookup('', 'pods');
+  if (!lookup) return ['failed to list pods while checking new PodSecurity enforce level'];
+  let pods: KubeObject[];
+  try {
+    pods = prioritizePods(await lookup.list(namespace));
+  } catch {
+    return ['failed to list pods while checking new PodSecurity enforce level'];
+  }
+  const total = pods.length;
+  const checked = pods.slice(0, namespaceMaxPodsToCheck);
+  const counts = new Map<string, PodCount>();
+  for (const pod of checked) {
+    const results = evaluatePod(enforce, obj(pod.metadata), obj(pod.spec));
+    if (results.length === 0) continue;
+    const reason = results.map((r) => r.reason).join(', ');
+    const name = pod.metadata.name ?? '';
+    const c = counts.get(reason);
+    if (!c) counts.set(reason, { podName: name, podCount: 1 });
+    else {
+      if (name < c.podName) c.podName = name;
+      c.podCount++;
+    }
+  }
+  const warnings: string[] = [];
+  if (checked.length < total) warnings.push(`new PodSecurity enforce level only checked against the first ${checked.length} of ${total} existing pods`);
+  if (counts.size > 0) warnings.push(`existing pods in namespace ${JSON.stringify(namespace)} violate the new PodSecurity enforce level ${JSON.stringify(levelVersionString(enforce))}`);
+  const podWarnings = [...counts.entries()].map(([reason, c]) => {
+    if (c.podCount === 1) return `${c.podName}: ${reason}`;
+    if (c.podCount === 2) return `${c.podName} (and 1 other pod): ${reason}`;
+    return `${c.podName} (and ${c.podCount - 1} other pods): ${reason}`;
+  });
+  podWarnings.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return [...warnings, ...podWarnings];
+}
+
+/**
+ * The namespace-update half of ValidateNamespace: a stricter enforce level is dry-run against the
+ * namespace's pods and answered with warnings; equal, privileged or relaxed levels are not.
+ */
+export async function podSecurityNamespaceUpdateWarnings(attrs: AdmissionAttributes): Promise<void> {
+  if (attrs.operation !== 'UPDATE' || !attrs.old || attrs.subresource !== '') return;
+  const next = namespacePolicy(attrs.obj.metadata.labels).enforce;
+  const prev = namespacePolicy(attrs.old.metadata.labels).enforce;
+  if (sameLevelVersion(next, prev) || next.level === 'privileged') return;
+  if (next.minor === prev.minor && levelRank[next.level] <= levelRank[prev.level]) return;
+  for (const w of await evaluatePodsInNamespace(attrs, attrs.obj.metadata.name ?? '', next)) attrs.warn(w);
+}

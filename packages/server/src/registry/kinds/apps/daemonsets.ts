@@ -20,6 +20,9 @@ import {
   nonnegativeCounters, notSupportedJSON, num, parseInt64, selectorOf, semanticEqual, specOf, statusOf, str, templateLabelsMismatch,
   templateOf, templatePodSpec, validateImmutableSelector, validateTemplate, workloadPodRules, type JsonObject,
 } from './common.js';
+import { podTemplateWarnings } from '../core/podspec/warnings.js';
+import { dnsLabelNameWarning } from '../warnings.js';
+import { podSecurityControllerAdmission } from '../../../admission/podsecurity.js';
 
 export const templateGenerationAnnotation = 'deprecated.daemonset.template.generation';
 
@@ -120,6 +123,7 @@ export function validateDaemonSetStatusUpdate(obj: KubeObject, old: KubeObject):
 
 export const daemonSets: KindDefinition = {
   group: 'apps', version: 'v1', resource: 'daemonsets', generation: true,
+  admission: [podSecurityControllerAdmission],
   strategy: {
     defaults: defaultDaemonSet,
     normalize: normalizeDaemonSet,
@@ -144,6 +148,9 @@ export const daemonSets: KindDefinition = {
         ...validateImmutableSelector(specOf(obj).selector, specOf(old).selector, 'spec.selector'),
       ];
     },
+    warningsOnCreate: (obj) => [...dnsLabelNameWarning(obj.metadata.name), ...podTemplateWarnings('spec.template', specOf(obj).template)],
+    // kube re-warns when the template generation moved, i.e. the template changed.
+    warningsOnUpdate: (obj, old) => (templateGeneration(obj) !== templateGeneration(old) ? podTemplateWarnings('spec.template', specOf(obj).template) : []),
   },
   subresourceStrategies: {
     status: {

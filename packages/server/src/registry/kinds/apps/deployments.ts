@@ -13,12 +13,15 @@ import {
   intOrPercentValue, validateNonnegativeField, validateNotMoreThan100Percent, validatePositiveIntOrPercent,
 } from '../../validation/intorpercent.js';
 import { defaultPodTemplateSpec } from '../core/podspec/index.js';
+import { podTemplateWarnings } from '../core/podspec/warnings.js';
+import { dnsLabelNameWarning, pvcSpecWarnings } from '../warnings.js';
 import {
   bumpGenerationIf, child, collisionCountDecremented, containerCells, containersColumnDescription, imagesColumnDescription,
   intOrString, invalidJSON, isNil, isObject, keepAllButStatus, keepAnnotation, nonnegativeCounters, notGreaterThan,
   notSupportedJSON, num, parseInt64, selectorOf, selectorString, semanticEqual, specOf, statusOf, str, templateOf,
   validateImmutableSelector, validateRequiredSelector, validateTemplateForReplicaSet, workloadScale, type JsonObject,
 } from './common.js';
+import { podSecurityControllerAdmission } from '../../../admission/podsecurity.js';
 
 /** apps/v1 keeps the deprecated rollback request as an annotation; kube converts it to spec.rollbackTo. */
 export const rollbackToAnnotation = 'deprecated.deployment.rollback.to';
@@ -133,6 +136,7 @@ type Deployment = KubeObject & { spec?: JsonObject; status?: JsonObject };
 
 export const deployments: KindDefinition = {
   group: 'apps', version: 'v1', resource: 'deployments', generation: true,
+  admission: [podSecurityControllerAdmission],
   strategy: {
     defaults: defaultDeployment,
     normalize: normalizeDeployment,
@@ -146,6 +150,9 @@ export const deployments: KindDefinition = {
       ...validateDeploymentSpec(obj, old),
       ...validateImmutableSelector(specOf(obj).selector, specOf(old).selector, 'spec.selector'),
     ],
+    warningsOnCreate: (obj) => [...dnsLabelNameWarning(obj.metadata.name), ...podTemplateWarnings('spec.template', specOf(obj).template)],
+    // Only a write that moved the generation changed the template worth warning about again.
+    warningsOnUpdate: (obj, old) => (obj.metadata.generation !== old.metadata.generation ? podTemplateWarnings('spec.template', specOf(obj).template) : []),
   },
   subresourceStrategies: {
     status: {

@@ -16,6 +16,9 @@ import {
   invalidJSON, isNil, nonnegativeCounters, notGreaterThan, num, selectorOf, semanticEqual, specOf, statusOf, templateOf,
   validateImmutableSelector, validateRequiredSelector, validateTemplateForReplicaSet, workloadScale, type JsonObject,
 } from './common.js';
+import { podTemplateWarnings } from '../core/podspec/warnings.js';
+import { dnsLabelNameWarning } from '../warnings.js';
+import { podSecurityControllerAdmission } from '../../../admission/podsecurity.js';
 
 export function defaultReplicaSet(obj: KubeObject): void {
   const spec = child(obj as JsonObject, 'spec');
@@ -53,6 +56,7 @@ export function validateReplicaSetStatusUpdate(obj: KubeObject): FieldError[] {
 
 export const replicaSets: KindDefinition = {
   group: 'apps', version: 'v1', resource: 'replicasets', generation: true,
+  admission: [podSecurityControllerAdmission],
   strategy: {
     defaults: defaultReplicaSet,
     prepareForUpdate: (obj, old) => bumpGenerationIf(obj, old, !semanticEqual(obj.spec, old.spec)),
@@ -64,6 +68,8 @@ export const replicaSets: KindDefinition = {
       ...validateReplicaSetSpec(obj, old),
       ...validateImmutableSelector(specOf(obj).selector, specOf(old).selector, 'spec.selector'),
     ],
+    warningsOnCreate: (obj) => [...dnsLabelNameWarning(obj.metadata.name), ...podTemplateWarnings('spec.template', specOf(obj).template)],
+    warningsOnUpdate: (obj, old) => (obj.metadata.generation !== old.metadata.generation ? podTemplateWarnings('spec.template', specOf(obj).template) : []),
   },
   subresourceStrategies: { status: { validateUpdate: validateReplicaSetStatusUpdate } },
   selectableFields: { 'status.replicas': (obj) => String(num(statusOf(obj).replicas)) },

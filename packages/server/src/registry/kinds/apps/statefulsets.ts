@@ -24,6 +24,9 @@ import {
   intOrString, invalidJSON, isNil, isObject, nonnegativeCounters, notGreaterThan, num, selectorOf, semanticEqual, specOf,
   statusOf, str, templateLabelsMismatch, templateOf, templatePodSpec, workloadPodRules, workloadScale, type JsonObject,
 } from './common.js';
+import { podTemplateWarnings } from '../core/podspec/warnings.js';
+import { pvcSpecWarnings } from '../warnings.js';
+import { podSecurityControllerAdmission } from '../../../admission/podsecurity.js';
 
 const retentionPolicies = ['Retain', 'Delete'];
 
@@ -216,8 +219,27 @@ export function validateStatefulSetStatusUpdate(obj: KubeObject, old: KubeObject
   return errs;
 }
 
+/**
+ * statefulSetStrategy.WarningsOnCreate/Update: the pod template (on update only when the
+ * generation moved), the claim templates and a negative history limit. kube names the claim
+ * templates' path differently on update (`…[0].Spec.resources…`), and so do we.
+ */
+function statefulSetWarnings(obj: KubeObject, when: 'create' | 'update' | 'unchanged'): string[] {
+  const spec = specOf(obj);
+  const warnings = when === 'unchanged' ? [] : podTemplateWarnings('spec.template', spec.template);
+  (Array.isArray(spec.volumeClaimTemplates) ? spec.volumeClaimTemplates : []).forEach((pvc, i) => {
+    const path = when === 'create' ? `spec.volumeClaimTemplates[${i}]` : `spec.volumeClaimTemplates[${i}].Spec`;
+    warnings.push(...pvcSpecWarnings(path, isObject(pvc) ? pvc.spec : undefined));
+  });
+  if (typeof spec.revisionHistoryLimit === 'number' && spec.revisionHistoryLimit < 0) {
+    warnings.push('spec.revisionHistoryLimit: a negative value retains all historical revisions; a value >= 0 is recommended');
+  }
+  return warnings;
+}
+
 export const statefulSets: KindDefinition = {
   group: 'apps', version: 'v1', resource: 'statefulsets', generation: true,
+  admission: [podSecurityControllerAdmission],
   strategy: {
     // Pods take the set's name as their hostname, so kube has required a DNS label since 1.27.
     nameValidator: nameIsDNSLabel,
@@ -226,6 +248,8 @@ export const statefulSets: KindDefinition = {
     prepareForUpdate: (obj, old) => bumpGenerationIf(obj, old, !semanticEqual(obj.spec, old.spec)),
     validate: (obj) => validateStatefulSetSpec(obj),
     validateUpdate: validateStatefulSetUpdate,
+    warningsOnCreate: (obj) => statefulSetWarnings(obj, 'create'),
+    warningsOnUpdate: (obj, old) => statefulSetWarnings(obj, obj.metadata.generation !== old.metadata.generation ? 'update' : 'unchanged'),
   },
   subresourceStrategies: { status: { validateUpdate: validateStatefulSetStatusUpdate } },
   scale: workloadScale,

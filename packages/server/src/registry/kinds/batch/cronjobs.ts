@@ -16,6 +16,8 @@ import { defaultPodTemplateSpec } from '../core/podspec/index.js';
 import { cronScheduleError, isKnownTimeZone } from './cron.js';
 import { nonnegative, validateJobSpecCommon } from './jobspec.js';
 import { defaultPodFailurePolicy } from './jobs.js';
+import { cronJobWarningsOnCreate, cronJobWarningsOnUpdate } from './warnings.js';
+import { podSecurityControllerAdmission } from '../../../admission/podsecurity.js';
 
 /** The cronjob controller appends an 11-character suffix to job names, which are DNS labels. */
 const maxCronJobNameLength = 63 - 11;
@@ -117,7 +119,11 @@ export function cronJobCells(obj: KubeObject, now = Date.now()): unknown[] {
 
 export const cronJobs: KindDefinition = {
   group: 'batch', version: 'v1', resource: 'cronjobs', generation: true,
-  strategy: { defaults: defaultCronJob, validate: validateCronJob, validateUpdate: validateCronJobUpdate },
+  admission: [podSecurityControllerAdmission],
+  strategy: {
+    defaults: defaultCronJob, validate: validateCronJob, validateUpdate: validateCronJobUpdate,
+    warningsOnCreate: cronJobWarningsOnCreate, warningsOnUpdate: cronJobWarningsOnUpdate,
+  },
   table: {
     columns: [
       column('Schedule', 'string', 'The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.'),

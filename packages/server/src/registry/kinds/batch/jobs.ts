@@ -17,6 +17,8 @@ import {
 import { defaultPodTemplateSpec } from '../core/podspec/index.js';
 import { goPodFailurePolicy, goSuccessPolicy, isIndexed, validateJobSpecCommon } from './jobspec.js';
 import { validateJobStatusUpdate } from './jobstatus.js';
+import { jobWarningsOnCreate, jobWarningsOnUpdate } from './warnings.js';
+import { podSecurityControllerAdmission } from '../../../admission/podsecurity.js';
 
 export const controllerUidLabel = 'batch.kubernetes.io/controller-uid';
 export const jobNameLabel = 'batch.kubernetes.io/job-name';
@@ -264,11 +266,14 @@ export function jobCells(obj: KubeObject, now = Date.now()): unknown[] {
 
 export const jobs: KindDefinition = {
   group: 'batch', version: 'v1', resource: 'jobs', generation: true,
+  admission: [podSecurityControllerAdmission],
   strategy: {
     defaults: defaultJob,
     prepareForCreate: prepareJobForCreate,
     validate: (obj) => validateJob(obj),
     validateUpdate: validateJobUpdate,
+    warningsOnCreate: jobWarningsOnCreate,
+    warningsOnUpdate: jobWarningsOnUpdate,
   },
   subresourceStrategies: { status: { validateUpdate: validateJobStatusUpdate } },
   selectableFields: { 'status.successful': (obj) => String(num(statusOf(obj).succeeded)) },

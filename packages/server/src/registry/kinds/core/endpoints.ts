@@ -9,6 +9,7 @@ import { ageColumn, column } from '../common.js';
 import { ageOf } from '../../age.js';
 import { nameIsDNSSubdomain } from '../../names.js';
 import { isValidPortNum, parseIP, portProtocols, validateEndpointIP, validateIP } from '../../validation/network.js';
+import { endpointsWarnings } from './warnings.js';
 
 interface EndpointAddress {
   ip?: string;
@@ -191,6 +192,8 @@ function canonicalize(obj: KubeObject): void {
 export const endpoints: KindDefinition = {
   group: '', version: 'v1', resource: 'endpoints',
   strategy: {
+    warningsOnCreate: endpointsWarnings,
+    warningsOnUpdate: (ep) => endpointsWarnings(ep),
     defaults: defaultEndpoints,
     // kube canonicalizes after validation, so an invalid object keeps the layout its errors name.
     prepareForCreate: canonicalize,

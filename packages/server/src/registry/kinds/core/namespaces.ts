@@ -11,6 +11,7 @@ import { nameIsDNSLabel } from '../../names.js';
 import { ageColumn, column } from '../common.js';
 import { ageOf } from '../../age.js';
 import { validateFinalizerName, validateMetadataKubeFinalizers } from '../../validation/finalizers.js';
+import { podSecurityNamespaceUpdateWarnings } from '../../../admission/podsecurity.js';
 
 type Namespace = KubeObject & { spec?: { finalizers?: string[] }; status?: { phase?: string } };
 
@@ -52,19 +53,22 @@ export function podSecurityLabelErrors(labels: Record<string, string> | undefine
 
 /**
  * The namespace half of the PodSecurity admission plugin: labels that do not parse are refused
- * on create, and on update when they changed (a namespace stored with them may keep them).
+ * on create, and on update when they changed (a namespace stored with them may keep them); an
+ * update to a stricter enforce level warns about the existing pods that would not pass it.
  */
 export const podSecurityNamespaceLabels: AdmissionPlugin = {
   name: 'PodSecurity',
   validate(attrs) {
     if (attrs.subresource !== '') return;
     const errs = podSecurityLabelErrors(attrs.obj.metadata.labels);
-    if (errs.length === 0) return;
-    if (attrs.operation === 'UPDATE' && attrs.old) {
-      const oldErrs = podSecurityLabelErrors(attrs.old.metadata.labels);
-      if (oldErrs.length > 0 && JSON.stringify(oldErrs) === JSON.stringify(errs)) return;
+    if (errs.length > 0) {
+      const oldErrs = attrs.operation === 'UPDATE' && attrs.old ? podSecurityLabelErrors(attrs.old.metadata.labels) : [];
+      if (oldErrs.length === 0 || JSON.stringify(oldErrs) !== JSON.stringify(errs)) {
+        throw newInvalid({ group: '', kind: 'Namespace' }, attrs.obj.metadata.name ?? '', errs);
+      }
     }
-    throw newInvalid({ group: '', kind: 'Namespace' }, attrs.obj.metadata.name ?? '', errs);
+    // A stricter enforce level is tried against the pods already there, as warnings.
+    return podSecurityNamespaceUpdateWarnings(attrs);
   },
 };
 

@@ -11,6 +11,7 @@ import { ageOf } from '../../age.js';
 import { validateLabelName } from '../../validation/labelselector.js';
 import { goQuantityRepr, isIntegral, quantityEntries, quantitySign } from '../../validation/quantity.js';
 import { isIPv6String, parseCIDR, validateCIDR } from '../../validation/network.js';
+import { nodeWarnings } from './warnings.js';
 
 interface Taint {
   key?: string;
@@ -196,6 +197,8 @@ function nodeAddress(n: Node, type: string): string {
 export const nodes: KindDefinition = {
   group: '', version: 'v1', resource: 'nodes',
   strategy: {
+    warningsOnCreate: nodeWarnings,
+    warningsOnUpdate: (node) => nodeWarnings(node),
     defaults: defaultNode,
     normalize: normalizeNode,
     prepareForCreate(obj) {

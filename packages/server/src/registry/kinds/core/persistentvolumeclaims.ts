@@ -19,6 +19,7 @@ import { storageObjectInUseProtection } from '../../../admission/storageobjectin
 import { defaultStorageClass } from '../../../admission/defaultstorageclass.js';
 import { persistentVolumeClaimResize } from '../../../admission/persistentvolumeclaimresize.js';
 import { accessModesString } from './persistentvolumes.js';
+import { persistentVolumeClaimWarnings } from './warnings.js';
 
 type Obj = Record<string, unknown>;
 type Claim = KubeObject & { spec?: Obj; status?: Obj };
@@ -232,6 +233,8 @@ const statusStrategy: StatusStrategy = {
 export const persistentVolumeClaims: KindDefinition = {
   group: '', version: 'v1', resource: 'persistentvolumeclaims',
   strategy: {
+    warningsOnCreate: persistentVolumeClaimWarnings,
+    warningsOnUpdate: (pvc) => persistentVolumeClaimWarnings(pvc),
     nameValidator: nameIsDNSSubdomain,
     defaults: defaultPersistentVolumeClaim,
     prepareForCreate(o) {

@@ -17,6 +17,7 @@ import {
 } from '../../validation/persistentvolumesource.js';
 import { goCmpDiff, persistentVolumeSourceType } from '../../validation/gocmp.js';
 import { storageObjectInUseProtection } from '../../../admission/storageobjectinuseprotection.js';
+import { persistentVolumeWarnings } from './warnings.js';
 
 type Obj = Record<string, unknown>;
 type PersistentVolume = KubeObject & { spec?: Obj; status?: Obj };
@@ -133,6 +134,8 @@ export function accessModesString(modes: unknown): string {
 export const persistentVolumes: KindDefinition = {
   group: '', version: 'v1', resource: 'persistentvolumes',
   strategy: {
+    warningsOnCreate: persistentVolumeWarnings,
+    warningsOnUpdate: (pv) => persistentVolumeWarnings(pv),
     nameValidator: nameIsDNSSubdomain,
     defaults: defaultPersistentVolume,
     prepareForCreate(obj) {

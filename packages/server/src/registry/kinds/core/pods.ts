@@ -18,6 +18,8 @@ import { serviceAccountAdmission } from '../../../admission/serviceaccount.js';
 import { podSecurityAdmission } from '../../../admission/podsecurity.js';
 import { priorityAdmission } from '../../../admission/priority.js';
 import { defaultTolerationSecondsAdmission } from '../../../admission/defaulttolerationseconds.js';
+import { applyAppArmorVersionSkew, podWarnings } from './podspec/warnings.js';
+import { dnsLabelNameWarning, ipWarnings } from '../warnings.js';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -58,7 +60,21 @@ const statusStrategy: StatusStrategy = {
     convertPodStatusIPs(obj0);
   },
   validateUpdate: (pod, old) => validatePodStatusUpdate(pod, old),
+  /** podStatusStrategy.WarningsOnUpdate: pod and host IPs in a form kube will refuse later. */
+  warningsOnUpdate(pod) {
+    const status = statusOf(pod);
+    return [
+      ...list(status.podIPs).flatMap((ip, i) => ipWarnings(`status.podIPs[${i}].ip`, str(ip.ip))),
+      ...list(status.hostIPs).flatMap((ip, i) => ipWarnings(`status.hostIPs[${i}].ip`, str(ip.ip))),
+    ];
+  },
 };
+
+/**
+ * The AppArmor annotations kube's PrepareForCreate turns into fields warn from there, before
+ * WarningsOnCreate; they wait here for the create's other warnings.
+ */
+const appArmorWarnings = new WeakMap<KubeObject, string[]>();
 
 /** Metadata an ephemeral-containers write may not change (metav1.ResetObjectMetaForStatus). */
 const resetMeta = ['labels', 'annotations', 'finalizers', 'ownerReferences', 'deletionTimestamp', 'generation'];
@@ -200,9 +216,19 @@ export const pods: KindDefinition = {
     nameValidator: nameIsDNSSubdomain,
     defaults: (pod) => defaultPod(pod as Json),
     normalize: (pod) => convertPodStatusIPs(pod as Json),
-    prepareForCreate: (pod) => preparePodForCreate(pod as Json),
+    prepareForCreate(pod) {
+      preparePodForCreate(pod as Json);
+      const warnings = applyAppArmorVersionSkew(pod as Json);
+      if (warnings.length > 0) appArmorWarnings.set(pod, warnings);
+    },
     validate: (pod) => validatePodCreate(pod as Json, { resourceIsPod: true }),
     validateUpdate: (pod, old) => validatePodUpdate(pod as Json, old as Json, { ...validationOptionsFor(specOf(old), old.metadata.annotations), resourceIsPod: true }),
+    // kube skips warnings on pod updates: people rarely write pods, controllers write them often.
+    warningsOnCreate: (pod) => [
+      ...(appArmorWarnings.get(pod) ?? []),
+      ...dnsLabelNameWarning(pod.metadata.name, "the Pod's hostname"),
+      ...podWarnings(pod as Json),
+    ],
   },
   subresourceStrategies: { status: statusStrategy, ephemeralcontainers: ephemeralContainersStrategy, resize: resizeStrategy },
   admission: [limitRangerAdmission, serviceAccountAdmission, podSecurityAdmission, priorityAdmission, defaultTolerationSecondsAdmission],

@@ -8,6 +8,8 @@ import type { KindDefinition, KubeObject } from '../../types.js';
 import { nameIsDNSSubdomain } from '../../names.js';
 import { column } from '../common.js';
 import { defaultPodTemplateSpec, validatePodTemplateSpec, validatePodTemplateSpecUpdate } from './podspec/index.js';
+import { podTemplateWarnings } from './podspec/warnings.js';
+import { podSecurityControllerAdmission } from '../../../admission/podsecurity.js';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -38,6 +40,7 @@ function validateTemplate(t: KubeObject): FieldError[] {
 
 export const podTemplates: KindDefinition = {
   group: '', version: 'v1', resource: 'podtemplates',
+  admission: [podSecurityControllerAdmission],
   generation: true,
   strategy: {
     nameValidator: nameIsDNSSubdomain,
@@ -48,6 +51,8 @@ export const podTemplates: KindDefinition = {
     },
     validate: validateTemplate,
     validateUpdate: (t, old) => validatePodTemplateSpecUpdate(obj(t.template), isObject(old.template) ? old.template : undefined, 'template'),
+    warningsOnCreate: (t) => podTemplateWarnings('template', t.template),
+    warningsOnUpdate: (t, old) => (t.metadata.generation !== old.metadata.generation ? podTemplateWarnings('template', t.template) : []),
   },
   table: {
     columns: [

@@ -11,6 +11,9 @@ import { ageOf } from '../../age.js';
 import { ageColumn, column } from '../common.js';
 import { defaultPodTemplateSpec, validatePodTemplateSpec, validatePodTemplateSpecUpdate } from './podspec/index.js';
 import { containerCells, formatLabels } from './podtemplates.js';
+import { podTemplateWarnings } from './podspec/warnings.js';
+import { dnsLabelNameWarning } from '../warnings.js';
+import { podSecurityControllerAdmission } from '../../../admission/podsecurity.js';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -92,6 +95,7 @@ export const replicationControllerScale: ScaleDefinition = {
 
 export const replicationControllers: KindDefinition = {
   group: '', version: 'v1', resource: 'replicationcontrollers',
+  admission: [podSecurityControllerAdmission],
   generation: true,
   strategy: {
     nameValidator: nameIsDNSSubdomain,
@@ -101,6 +105,10 @@ export const replicationControllers: KindDefinition = {
     },
     validate: (rc) => validateSpec(rc),
     validateUpdate: (rc, old) => validateSpec(rc, old),
+    warningsOnCreate: (rc) => [...dnsLabelNameWarning(rc.metadata.name), ...podTemplateWarnings('spec.template', (rc.spec as Record<string, unknown> | undefined)?.template)],
+    // kube's rcStrategy.WarningsOnUpdate passes the old template where the new one belongs, so
+    // an update that moved the generation warns about what the controller had before.
+    warningsOnUpdate: (rc, old) => (rc.metadata.generation !== old.metadata.generation ? podTemplateWarnings('spec.template', (old.spec as Record<string, unknown> | undefined)?.template) : []),
   },
   subresourceStrategies: { status: { validateUpdate: (rc) => validateStatus(rc) } },
   scale: replicationControllerScale,

@@ -18,6 +18,7 @@ import {
 } from '../../allocators/service.js';
 import { firstServiceIP } from '../../allocators/cidr.js';
 import { parseIP, portProtocols, validateCIDR, validateEndpointIP, validateIP, validatePortNumOrName, isValidPortNum } from '../../validation/network.js';
+import { serviceWarnings } from './warnings.js';
 
 const serviceKind = { group: '', kind: 'Service' };
 const defaultClientIPTimeoutSeconds = 10800;
@@ -403,6 +404,8 @@ export const services: KindDefinition = {
   allowCreateOnUpdate: true,
   deleteReturnsObject: true,
   strategy: {
+    warningsOnCreate: serviceWarnings,
+    warningsOnUpdate: (svc) => serviceWarnings(svc),
     defaults: defaultService,
     prepareForUpdate(obj, old) {
       const svc = obj as Service, o = old as Service;

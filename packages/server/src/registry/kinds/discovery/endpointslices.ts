@@ -9,6 +9,7 @@ import { ageColumn, column } from '../common.js';
 import { ageOf } from '../../age.js';
 import { nameIsDNSSubdomain } from '../../names.js';
 import { isIPv4String, isIPv6String, portProtocols, validateEndpointIP, validateIP } from '../../validation/network.js';
+import { endpointSliceWarnings } from './warnings.js';
 
 interface Endpoint {
   addresses?: string[];
@@ -198,6 +199,8 @@ export const endpointSlices: KindDefinition = {
   group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices',
   generation: true,
   strategy: {
+    warningsOnCreate: (eps) => endpointSliceWarnings(eps, true),
+    warningsOnUpdate: (eps) => endpointSliceWarnings(eps, false),
     defaults: defaultEndpointSlice,
     prepareForCreate(obj) {
       dropTopology(obj as EndpointSlice);

@@ -8,6 +8,7 @@ import { ageColumn, column } from '../common.js';
 import { ageOf } from '../../age.js';
 import { arr, isObj, obj, pathSegmentErrors, str, wildcardSubdomainErrors, type Json } from './util.js';
 import { isValidIPForLegacyField, parseIP, portNameErrors, portNumErrors } from './ip.js';
+import { ingressWarningsOnCreate } from './warnings.js';
 
 const annotationIngressClass = 'kubernetes.io/ingress.class';
 const supportedPathTypes = ['Exact', 'ImplementationSpecific', 'Prefix'];
@@ -213,6 +214,7 @@ export const ingresses: KindDefinition = {
   group: 'networking.k8s.io', version: 'v1', resource: 'ingresses', internalGroup: 'extensions',
   generation: true,
   strategy: {
+    warningsOnCreate: ingressWarningsOnCreate,
     validate: validateIngressCreate,
     validateUpdate: (obj_, old) => validateSpec(obj(obj_.spec), 'spec', optionsFor(old)),
   },

@@ -11,6 +11,7 @@ import { nameIsDNSSubdomain } from '../../names.js';
 import { validateTolerations, goTolerationRepr } from '../../validation/tolerations.js';
 import { validateMetadataKubeFinalizers } from '../../validation/finalizers.js';
 import { validateContainerResources } from '../core/podspec/resources.js';
+import { runtimeClassWarnings } from './warnings.js';
 
 type Obj = Record<string, unknown>;
 type RuntimeClass = KubeObject & { handler?: unknown; overhead?: unknown; scheduling?: unknown };
@@ -44,6 +45,8 @@ function validateRuntimeClass(rc: RuntimeClass): FieldError[] {
 export const runtimeClasses: KindDefinition = {
   group: 'node.k8s.io', version: 'v1', resource: 'runtimeclasses',
   strategy: {
+    warningsOnCreate: runtimeClassWarnings,
+    warningsOnUpdate: (rc) => runtimeClassWarnings(rc),
     nameValidator: nameIsDNSSubdomain,
     validate: (o) => validateRuntimeClass(o as RuntimeClass),
     validateUpdate(o, old) {

@@ -12,6 +12,7 @@ import { canonicalQuantity, parseQuantity } from '../../validation/quantity.js';
 import { validateMetadataKubeFinalizers } from '../../validation/finalizers.js';
 import { str } from './common.js';
 import { sameJSON } from '../core/persistentvolumes.js';
+import { csiStorageCapacityWarnings } from './warnings.js';
 
 type Capacity = KubeObject & { nodeTopology?: unknown; storageClassName?: unknown; capacity?: unknown; maximumVolumeSize?: unknown };
 
@@ -30,6 +31,8 @@ function validateCapacity(c: Capacity, allowInvalidLabelValue: boolean): FieldEr
 export const csiStorageCapacities: KindDefinition = {
   group: 'storage.k8s.io', version: 'v1', resource: 'csistoragecapacities',
   strategy: {
+    warningsOnCreate: csiStorageCapacityWarnings,
+    warningsOnUpdate: (c) => csiStorageCapacityWarnings(c),
     nameValidator: nameIsDNSSubdomain,
     validate: (o) => validateCapacity(o as Capacity, false),
     validateUpdate(o, old) {

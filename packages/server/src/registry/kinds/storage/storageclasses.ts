@@ -13,6 +13,7 @@ import { duplicate } from '../../validation/goformat.js';
 import { validateMetadataKubeFinalizers } from '../../validation/finalizers.js';
 import { isDefaultStorageClass } from '../../../admission/defaultstorageclass.js';
 import { sameStringMap, str, validateParameters, validateProvisioner } from './common.js';
+import { storageClassWarnings } from './warnings.js';
 
 type StorageClass = KubeObject & { provisioner?: unknown; parameters?: unknown; reclaimPolicy?: unknown; volumeBindingMode?: unknown; allowVolumeExpansion?: unknown; allowedTopologies?: unknown };
 
@@ -61,6 +62,8 @@ function validateStorageClassUpdate(sc: StorageClass, old: StorageClass): FieldE
 export const storageClasses: KindDefinition = {
   group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses',
   strategy: {
+    warningsOnCreate: storageClassWarnings,
+    warningsOnUpdate: (sc) => storageClassWarnings(sc),
     nameValidator: nameIsDNSSubdomain,
     defaults(o) {
       const sc = o as StorageClass;
