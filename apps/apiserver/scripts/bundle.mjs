@@ -7,10 +7,12 @@
  *
  * Beside it, dist/windlass.bundle.inputs.json lists the files bundled: the binary falls back
  * to dist/main.js when any of them is newer than the bundle (a package rebuilt on its own).
- * better-sqlite3 stays outside: it loads a native addon from its own directory.
+ * Packages that find files beside their own code stay outside, loaded from node_modules as
+ * usual: better-sqlite3 (its native addon) and etcd3 (its .proto files, through __dirname,
+ * as @grpc/grpc-js does). The bundle must hold no __dirname or __filename: checked below.
  */
 import { build } from 'esbuild';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,7 +26,7 @@ const result = await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  external: ['better-sqlite3'],
+  external: ['better-sqlite3', 'etcd3'],
   // CommonJS dependencies call require(); an ES module has none of its own.
   banner: { js: "import { createRequire as windlassCreateRequire } from 'node:module'; const require = windlassCreateRequire(import.meta.url);" },
   metafile: true,
@@ -32,5 +34,9 @@ const result = await build({
   logLevel: 'warning',
 });
 // Relative to the app's directory, so that a copy of the workspace (the image) can check them too.
+const code = readFileSync(outfile, 'utf8');
+for (const name of ['__dirname', '__filename']) {
+  if (code.includes(name)) throw new Error(`the bundle uses ${name}, which an ES module lacks: mark the package that does so external`);
+}
 const inputs = Object.keys(result.metafile.inputs).map((p) => relative(app, resolve(app, p)));
 writeFileSync(join(app, 'dist', 'windlass.bundle.inputs.json'), JSON.stringify(inputs));
