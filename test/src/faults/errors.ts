@@ -13,6 +13,12 @@
  *   (apierrors.NewServerTimeout, the request timeout); client-go's SuggestsClientDelay /
  *   IsTimeout retry them.
  * - 503 ServiceUnavailable: a replica shutting down or not ready.
+ * - 500 carrying etcd's own errors of a proposal lost in a leader change ("etcdserver: request
+ *   timed out[, possibly due to previous leader failure]", "etcdserver: leader changed",
+ *   "etcdserver: no leader"):
+ *   not a retryable reason, but what kube-apiserver answers too when the etcd leader dies
+ *   (a 500 with etcd's message: kubernetes/kubernetes#112152, open). A write answered so may
+ *   or may not have been committed; the writer retries and resolves it as after a reset.
  * - 410 Gone on a watch (status or ERROR event): the resourceVersion left the watch cache's
  *   window; client-go's reflector lists again and watches from the list.
  * - 409 AlreadyExists / Conflict and 404 NotFound, only when they answer a client's retry of
@@ -45,6 +51,8 @@ export function classifyError(err: unknown): Classified {
   return { kind: `error: ${msg.slice(0, 120)}`, retryable: false };
 }
 
+const etcdLeaderChange = /etcdserver: (request timed out(, possibly due to previous leader failure)?|leader changed|no leader)/;
+
 const retryableStatus: Record<number, string[]> = {
   429: ['TooManyRequests'],
   500: ['ServerTimeout'],
@@ -56,6 +64,8 @@ const retryableStatus: Record<number, string[]> = {
 export function classifyStatus(status: number, body: any): Classified {
   const reason = typeof body === 'object' && body ? String(body.reason ?? '') : '';
   const kind = `${status} ${reason || '(no reason)'}`;
+  const leaderChange = status === 500 ? etcdLeaderChange.exec(String(body?.message ?? '')) : null;
+  if (leaderChange) return { kind: `${kind}: ${leaderChange[0]}`, retryable: true };
   return { kind, retryable: (retryableStatus[status] ?? []).includes(reason) };
 }
 

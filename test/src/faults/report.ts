@@ -11,7 +11,7 @@ export function formatReport(r: FaultRunReport, title: string): string {
   ];
   for (const f of r.faults) {
     if (f.restartToReadyMs !== undefined) lines.push(`  ${f.target}: restart to ready ${f.restartToReadyMs} ms, kill to back in rotation ${f.killToRotationMs} ms (1 s down on purpose)`);
-    if (f.firstWriteAfterKillMs) lines.push(`  ${f.target} (${f.fault}): first write acknowledged after the kill ${Object.entries(f.firstWriteAfterKillMs).map(([k, ms]) => `${k} ${ms} ms`).join(', ')}; member restart to healthy ${f.memberRestartToHealthyMs} ms`);
+    if (f.firstWriteAfterKillMs) lines.push(`  ${f.target} (${f.fault}): a leader among the others after ${f.leaderAfterKillMs} ms; first write acknowledged after the kill ${Object.entries(f.firstWriteAfterKillMs).map(([k, ms]) => `${k} ${ms} ms`).join(', ')}; member restart to healthy ${f.memberRestartToHealthyMs} ms`);
   }
   for (const p of r.problems) lines.push(`  PROBLEM: ${p}`);
   return lines.join('\n');

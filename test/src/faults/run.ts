@@ -11,7 +11,7 @@
  * Used by bench/src/faults (the 10-run) and test/src/faults.test.ts (one short run).
  */
 import { readFileSync } from 'node:fs';
-import { alive, ready, sleep, startEtcdMember, startReplicaProcess, startTopology, waitEtcdHealthy, type Topology } from '../../../scripts/ha-topology.mjs';
+import { alive, ready, sleep, startEtcdMember, stopAll, startReplicaProcess, startTopology, waitEtcdHealthy, type Topology } from '../../../scripts/ha-topology.mjs';
 import { KubeHttp, sortStates, sortedStates, type HttpResult } from '../kubehttp.js';
 import { History, describeEvent, keyOf, sameObject, type Ev, type Filter } from '../watchcheck.js';
 import { ErrorLog } from './errors.js';
@@ -47,6 +47,8 @@ export interface FaultRecord {
   killToRotationMs?: number;
   /** etcd member: per replica, from the kill to the first write sent after it being acknowledged. */
   firstWriteAfterKillMs?: Record<string, number>;
+  /** etcd member: from the kill to the live members naming a leader among them (election). */
+  leaderAfterKillMs?: number;
   /** etcd member: from starting it again to /health ok. */
   memberRestartToHealthyMs?: number;
 }
@@ -159,7 +161,7 @@ export async function runFaults(o: FaultRunOptions): Promise<FaultRunReport> {
 
     let replicaTurn = Math.floor(rnd() * t.backends.length);
     for (const [n, kind] of o.faults.entries()) {
-      if (writers.some((w) => w.ops.some((op) => op.failure))) break;
+      if (writers.some((w) => w.failed)) break;
       if (kind === 'replica') {
         const b = t.backends[replicaTurn++ % t.backends.length];
         const rec: FaultRecord = { fault: 'kill -9 replica', target: b.name, at: since() };
@@ -185,6 +187,8 @@ export async function runFaults(o: FaultRunOptions): Promise<FaultRunReport> {
         m.proc.kill('SIGKILL');
         await m.proc.exited;
         const killedAt = Date.now();
+        const others = t.etcd.filter((x) => x !== m).map((x) => x.client);
+        const election = until(async () => others.includes((await etcdLeader(others)) ?? ''), 30000, 50).then(() => Date.now() - killedAt);
         // One write straight to each replica, sent right after the kill and retried until
         // acknowledged: how long each replica's writes stall while its etcd client moves on.
         const probes = await Promise.all(t.backends.map(async (b) => {
@@ -194,12 +198,13 @@ export async function runFaults(o: FaultRunOptions): Promise<FaultRunReport> {
           return [b.name, op] as const;
         }));
         for (const [name, op] of probes) if (op.ackedAt) rec.firstWriteAfterKillMs![name] = op.ackedAt - killedAt;
+        rec.leaderAfterKillMs = await election;
         await sleep(1000);
         const restartedAt = Date.now();
         startEtcdMember(t.dir, m);
         await waitEtcdHealthy(t.dir, m);
         rec.memberRestartToHealthyMs = Date.now() - restartedAt;
-        log(`fault ${n + 1}: killed ${m.name} (${kind}); first write after the kill per replica ${JSON.stringify(rec.firstWriteAfterKillMs)} ms; member back in ${rec.memberRestartToHealthyMs} ms`);
+        log(`fault ${n + 1}: killed ${m.name} (${kind}); leader after ${rec.leaderAfterKillMs} ms; first write after the kill per replica ${JSON.stringify(rec.firstWriteAfterKillMs)} ms; member back in ${rec.memberRestartToHealthyMs} ms`);
       }
       await sleep(settle);
     }
@@ -277,8 +282,12 @@ export async function runFaults(o: FaultRunOptions): Promise<FaultRunReport> {
     };
   } finally {
     for (const w of watchers) w.stop();
-    await Promise.race([Promise.all(writers.map((w) => w.stop())), sleep(35000)]);
+    // Writers still in a request (after an abort) get their 30 s client timeout at most.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(writers.map((w) => w.stop())), new Promise((r) => (timer = setTimeout(r, 35000)))]);
+    clearTimeout(timer);
     for (const c of clients) c.destroy();
-    await topo?.stop();
+    // A topology that failed half-way has processes too: stopAll ends every one started here.
+    await (topo ? topo.stop() : stopAll());
   }
 }

@@ -18,12 +18,10 @@ export class ResumingWatcher {
   private lastRv?: string;
   private stopping = false;
   relists = 0;
+  /** Events received (kept in `segments` only with `keepEvents`). */
+  eventCount = 0;
 
-  constructor(readonly id: string, readonly filter: Filter, private client: KubeHttp, private errors: ErrorLog) {}
-
-  get eventCount(): number {
-    return this.segments.reduce((n, s) => n + s.events.length, 0);
-  }
+  constructor(readonly id: string, readonly filter: Filter, private client: KubeHttp, private errors: ErrorLog, private keepEvents = true) {}
 
   /** The resourceVersion of the last event received. */
   get position(): string | undefined {
@@ -71,7 +69,8 @@ export class ResumingWatcher {
         this.errors.see({ kind: `watch event of unknown type ${ev.type}`, retryable: false }, this.id);
         return;
       }
-      seg.events.push({ type: ev.type, obj: objectState(ev.object) });
+      this.eventCount++;
+      if (this.keepEvents) seg.events.push({ type: ev.type, obj: objectState(ev.object) });
       this.lastRv = ev.object?.metadata?.resourceVersion;
     }, (why: WatchEnd) => this.onEnd(seg, why, next));
   }

@@ -43,10 +43,13 @@ export function prng(seed: number): () => number {
 
 export class Writer {
   readonly ops: Op[] = [];
+  readonly failures: string[] = [];
   /** What this writer's keys hold, as far as its acknowledged writes tell. */
   private state = new Map<string, ObjectState>();
   private seq = 0;
   private stopped = false;
+  /** An op could not be acknowledged: the writer stops, its keys' state is unknown from there. */
+  failed = false;
   private running?: Promise<void>;
 
   constructor(
@@ -55,7 +58,12 @@ export class Writer {
     private errors: ErrorLog,
     private rnd: () => number,
     private keys: string[] = [],
+    /** Keep every op (the fault test checks them); the soak only counts. */
+    private keepOps = true,
   ) {}
+
+  /** Ops acknowledged so far. */
+  ackedCount = 0;
 
   /** Random writes over the writer's keys at `opsPerSecond` until `stop()`. */
   start(opsPerSecond: number): void {
@@ -68,7 +76,7 @@ export class Writer {
         if (!cur) await this.create(key);
         else if (this.rnd() < 0.75) await this.update(key, cur);
         else await this.delete(key, cur);
-        if (this.ops.some((o) => o.failure)) return; // the run has failed; its state is unknown from here
+        if (this.failed) return;
         next += interval;
         const wait = next - Date.now();
         if (wait > 0) await sleep(wait);
@@ -118,7 +126,7 @@ export class Writer {
   }
 
   private async perform(op: Op, send: () => Promise<HttpResult>, okStatus: number, retryAnswer: string): Promise<Op> {
-    this.ops.push(op);
+    if (this.keepOps) this.ops.push(op);
     const ctx = () => `${this.id} ${op.kind} ${op.key} #${op.seq} attempt ${op.attempts}`;
     for (;;) {
       op.attempts++;
@@ -179,7 +187,8 @@ export class Writer {
   private ack(op: Op, result: ObjectState | undefined, failure?: string): Op {
     op.ackedAt = Date.now();
     op.result = result;
-    if (failure) op.failure = failure;
+    this.ackedCount++;
+    if (failure) this.fail(op, failure);
     if (op.kind === 'delete') this.state.delete(op.key);
     else this.state.set(op.key, result!);
     return op;
@@ -187,6 +196,8 @@ export class Writer {
 
   private fail(op: Op, why: string): Op {
     op.failure = why;
+    this.failed = true;
+    this.failures.push(why);
     return op;
   }
 }
