@@ -13,10 +13,11 @@
 import { readFileSync } from 'node:fs';
 import { alive, ready, sleep, startEtcdMember, stopAll, startReplicaProcess, startTopology, waitEtcdHealthy, type Topology } from '../../../scripts/ha-topology.mjs';
 import { KubeHttp, sortStates, sortedStates, type HttpResult } from '../kubehttp.js';
-import { History, describeEvent, keyOf, sameObject, type Ev, type Filter } from '../watchcheck.js';
+import { History, type Filter } from '../watchcheck.js';
 import { ErrorLog } from './errors.js';
 import { etcdHistory, etcdLeader, etcdSnapshot } from './etcdhistory.js';
 import { ResumingWatcher } from './watcher.js';
+import { checkAcknowledgedWrites } from './writecheck.js';
 import { Writer, collectionPath, prng, type Op } from './writer.js';
 
 export type FaultKind = 'replica' | 'etcd-leader' | 'etcd-follower';
@@ -225,24 +226,7 @@ export async function runFaults(o: FaultRunOptions): Promise<FaultRunReport> {
 
     // Writes: per key, the history's events are exactly the acknowledged writes.
     const acked = ops.filter((op) => op.ackedAt !== undefined);
-    const byKey = new Map<string, Op[]>();
-    for (const op of acked) byKey.set(op.key, [...(byKey.get(op.key) ?? []), op]);
-    const eventsByKey = new Map<string, Ev[]>();
-    for (const e of events) eventsByKey.set(keyOf(e.obj), [...(eventsByKey.get(keyOf(e.obj)) ?? []), e]);
-    for (const [key, keyOps] of byKey) {
-      keyOps.sort((a, b) => a.seq - b.seq);
-      const got = eventsByKey.get(key) ?? [];
-      keyOps.forEach((op, i) => {
-        const e = got[i];
-        const type = op.kind === 'create' ? 'ADDED' : op.kind === 'update' ? 'MODIFIED' : 'DELETED';
-        if (!e || e.type !== type || (op.result && !sameObject(e.obj, op.result))) {
-          problems.push(`${key}: acknowledged ${op.kind} #${op.seq}${op.result ? `@${op.result.resourceVersion}` : ''} is not the key's event ${i} in etcd (${describeEvent(e)})`);
-        }
-      });
-      for (const e of got.slice(keyOps.length)) problems.push(`${key}: etcd has ${describeEvent(e)}, which no acknowledged write made`);
-    }
-    const unowned = [...eventsByKey.keys()].filter((k) => !byKey.has(k));
-    for (const k of unowned.filter((k) => [...NAMESPACES, PROBE_NS].includes(k.split('/')[0]))) problems.push(`${k}: events in etcd (${eventsByKey.get(k)!.map(describeEvent).join(', ')}) that no writer made`);
+    problems.push(...checkAcknowledgedWrites(acked, events, [...NAMESPACES, PROBE_NS]));
     const listed = await settled(lb, 'GET', collectionPath());
     const endState = sortStates(history.finalState());
     const listedState = sortedStates(listed.body?.items ?? []);

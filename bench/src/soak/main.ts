@@ -1,0 +1,141 @@
+/**
+ * The soak: docker-compose.yml's topology as processes (scripts/ha-topology.mjs: 3 etcd
+ * members, 3 replicas, the /readyz-checked balancer), writers and watchers through the
+ * balancer at 80% of the peak write rate measured first in the same run, for 10 minutes,
+ * with every replica's RSS read from /proc every few seconds. Reports each replica's
+ * least-squares RSS slope (MB per minute) and whether it shows a growth trend.
+ *
+ *   node bench/dist/soak/main.js [--minutes 10] [--writers 12] [--watchers 30] [--sample-seconds 5] [--json FILE]
+ *
+ * The whole topology rather than one replica on one etcd: it is what runs in production,
+ * and a replica there also holds what a lone one does not (the balancer's connections
+ * coming and going, watchers spread over replicas, writes from the other replicas arriving
+ * only through its etcd watch). Keys are a bounded set (writers create, update and delete
+ * their own 12 each), so the stored data does not grow: a steady state exists, and growth
+ * of RSS is the server's.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sleep, startTopology } from '../../../scripts/ha-topology.mjs';
+import { KubeHttp } from '../../../test/dist/kubehttp.js';
+import { ErrorLog } from '../../../test/dist/faults/errors.js';
+import { ResumingWatcher } from '../../../test/dist/faults/watcher.js';
+import { Writer, prng } from '../../../test/dist/faults/writer.js';
+import { slope, type Slope } from './slope.js';
+
+function parse(argv: string[]) {
+  const o = { minutes: 10, writers: 12, watchers: 30, sampleSeconds: 5, peakSeconds: 30, warmupMinutes: 2, json: '' };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const v = () => Number(argv[++i]);
+    if (a === '--minutes') o.minutes = v();
+    else if (a === '--writers') o.writers = v();
+    else if (a === '--watchers') o.watchers = v();
+    else if (a === '--sample-seconds') o.sampleSeconds = v();
+    else if (a === '--peak-seconds') o.peakSeconds = v();
+    else if (a === '--warmup-minutes') o.warmupMinutes = v();
+    else if (a === '--json') o.json = argv[++i];
+    else throw new Error(`unknown argument ${a}`);
+  }
+  return o;
+}
+
+/** Resident set size of a process in MB (VmRSS), undefined once it is gone. */
+function rssMb(pid: number): number | undefined {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const NAMESPACES = ['soak-a', 'soak-b', 'soak-c'];
+const o = parse(process.argv.slice(2));
+const dir = mkdtempSync(join(tmpdir(), 'windlass-soak-'));
+const topo = await startTopology({ dir, port: 0, replicas: 3, etcdMembers: 3 });
+const errors = new ErrorLog();
+const token = readFileSync(topo.creds.adminToken, 'utf8').trim();
+const lb = new KubeHttp(topo.lbUrl, topo.ca, token, { requestTimeoutMs: 30000 });
+const watchers: ResumingWatcher[] = [];
+let exitCode = 0;
+try {
+  for (const ns of NAMESPACES) {
+    const r = await lb.request('POST', '/api/v1/namespaces', { metadata: { name: ns } });
+    if (r.status !== 201) throw new Error(`namespace ${ns}: ${r.status} ${r.text}`);
+  }
+  const listed = await lb.request('GET', '/api/v1/configmaps');
+  for (let i = 0; i < o.watchers; i++) {
+    const filter = i % 3 === 0 ? {} : i % 3 === 1 ? { namespace: NAMESPACES[i % NAMESPACES.length] } : { labelSelector: 'color=red' };
+    const w = new ResumingWatcher(`watcher-${i}`, filter, lb, errors, false);
+    watchers.push(w);
+    w.start({ kind: 'rv', rv: listed.body.metadata.resourceVersion });
+  }
+  const makeWriters = (phase: string) => Array.from({ length: o.writers }, (_, i) => {
+    const id = `${phase}${i}`;
+    const keys = Array.from({ length: 12 }, (_, k) => `${NAMESPACES[k % NAMESPACES.length]}/${id}-${k}`);
+    return new Writer(id, lb, errors, prng(i + 1), keys, false);
+  });
+  const acked = (ws: Writer[]) => ws.reduce((n, w) => n + w.ackedCount, 0);
+
+  // Peak: the writers as fast as they go (closed loop), after a few seconds of warm-up.
+  const peakWriters = makeWriters('p');
+  for (const w of peakWriters) w.start(1e9);
+  await sleep(5000);
+  const a0 = acked(peakWriters);
+  const t0 = Date.now();
+  await sleep(o.peakSeconds * 1000);
+  const peak = (acked(peakWriters) - a0) / ((Date.now() - t0) / 1000);
+  await Promise.all(peakWriters.map((w) => w.stop()));
+  const target = peak * 0.8;
+  console.log(`peak: ${peak.toFixed(1)} writes/s with ${o.writers} writers and ${o.watchers} watchers; soaking at ${target.toFixed(1)} writes/s for ${o.minutes} min`);
+
+  const writers = makeWriters('s');
+  for (const w of writers) w.start(target / o.writers);
+  const start = Date.now();
+  const samples: Array<{ minute: number; rss: Record<string, number>; writes: number }> = [];
+  const who = [...topo.backends.map((b) => ({ name: b.name, pid: b.proc.pid! })), ...topo.etcd.map((m) => ({ name: m.name, pid: m.proc.pid! }))];
+  while (Date.now() - start < o.minutes * 60000) {
+    const rss: Record<string, number> = {};
+    for (const p of who) {
+      const mb = rssMb(p.pid);
+      if (mb !== undefined) rss[p.name] = Math.round(mb * 10) / 10;
+    }
+    samples.push({ minute: (Date.now() - start) / 60000, rss, writes: acked(writers) });
+    const last = samples[samples.length - 1];
+    if (samples.length % Math.round(60 / o.sampleSeconds) === 1) console.log(`  ${last.minute.toFixed(1)} min: ${Object.entries(rss).map(([k, v]) => `${k} ${v} MB`).join(', ')}; ${last.writes} writes`);
+    await sleep(o.sampleSeconds * 1000);
+  }
+  await Promise.all(writers.map((w) => w.stop()));
+  const achieved = acked(writers) / ((Date.now() - start) / 1000);
+
+  const fits: Record<string, { all: Slope; afterWarmup: Slope; first: number; last: number }> = {};
+  for (const p of who) {
+    const pts = samples.filter((s) => s.rss[p.name] !== undefined).map((s) => ({ x: s.minute, y: s.rss[p.name] }));
+    fits[p.name] = { all: slope(pts), afterWarmup: slope(pts.filter((q) => q.x >= o.warmupMinutes)), first: pts[0]?.y, last: pts[pts.length - 1]?.y };
+  }
+  const replicaTrend = topo.backends.some((b) => fits[b.name].afterWarmup.trend);
+  const report = {
+    date: new Date().toISOString(), minutes: o.minutes, writers: o.writers, watchers: o.watchers, sampleSeconds: o.sampleSeconds,
+    peakWritesPerSecond: Math.round(peak * 10) / 10, targetWritesPerSecond: Math.round(target * 10) / 10, achievedWritesPerSecond: Math.round(achieved * 10) / 10,
+    watchEventsDelivered: watchers.reduce((n, w) => n + w.eventCount, 0), clientErrors: errors.byKind(), fits, replicaGrowthTrend: replicaTrend, samples,
+  };
+  console.log(`achieved ${report.achievedWritesPerSecond} writes/s (target ${report.targetWritesPerSecond}); ${report.watchEventsDelivered} watch events delivered; client errors: ${JSON.stringify(report.clientErrors)}`);
+  for (const [name, f] of Object.entries(fits)) {
+    console.log(`  ${name}: ${f.first} → ${f.last} MB; slope ${f.all.mbPerMinute.toFixed(3)} MB/min over the run, ${f.afterWarmup.mbPerMinute.toFixed(3)} ± ${(1.96 * f.afterWarmup.stdErr).toFixed(3)} MB/min after ${o.warmupMinutes} min (${f.afterWarmup.trend ? 'GROWTH TREND' : 'no growth trend'})`);
+  }
+  console.log(replicaTrend ? 'a replica shows a growth trend' : 'no replica shows a growth trend');
+  if (o.json) writeFileSync(o.json, `${JSON.stringify(report, null, 2)}\n`);
+  if (errors.nonRetryable.length) {
+    console.log(`non-retryable errors seen by clients: ${errors.nonRetryable.slice(0, 10).join('; ')}`);
+    exitCode = 1;
+  }
+  if (replicaTrend) exitCode = 1;
+} finally {
+  for (const w of watchers) w.stop();
+  lb.destroy();
+  await topo.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(exitCode);
