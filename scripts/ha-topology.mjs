@@ -7,7 +7,7 @@
 // replicas can be killed and started again in place (same data dir, same flags), which is
 // what the fault tests do. Types: ha-topology.d.mts.
 import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
 import { dirname, join } from 'node:path';
@@ -88,6 +88,19 @@ export async function waitEtcdHealthy(dir, m, timeoutMs = 30000) {
 }
 
 export async function startEtcdCluster(dir, count) {
+  // Ports are picked free and then bound by etcd: another process may take one in between.
+  // Such a start is retried on new ports; any other failure is not.
+  for (let attempt = 1; ; attempt++) {
+    const members = await startEtcdClusterOnce(dir, count).catch((err) => ({ err }));
+    if (!members.err) return members;
+    const clash = readdirSync(dir).filter((f) => /^etcd-\d+\.log$/.test(f)).some((f) => readFileSync(join(dir, f), 'utf8').includes('address already in use'));
+    if (!clash || attempt >= 3) throw members.err;
+    for (const c of children.splice(0)) if (alive(c)) { c.kill('SIGKILL'); await c.exited; }
+    for (const f of readdirSync(dir).filter((f) => /^etcd-\d+\.log$/.test(f))) renameSync(join(dir, f), join(dir, `${f}.attempt-${attempt}`));
+  }
+}
+
+async function startEtcdClusterOnce(dir, count) {
   const members = [];
   for (let i = 0; i < count; i++) {
     members.push({ name: `etcd-${i + 1}`, client: `http://127.0.0.1:${await freePort()}`, peer: `http://127.0.0.1:${await freePort()}`, dataDir: join(dir, `etcd-${i + 1}`) });
@@ -104,7 +117,10 @@ export async function startEtcdCluster(dir, count) {
     ];
     startEtcdMember(dir, m);
   }
-  for (const m of members) await waitEtcdHealthy(dir, m);
+  // All waited for, so a failure leaves no member half-started behind.
+  const results = await Promise.allSettled(members.map((m) => waitEtcdHealthy(dir, m)));
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
   return members;
 }
 
