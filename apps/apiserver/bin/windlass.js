@@ -8,12 +8,12 @@ const dist = new URL('dist/', app);
 
 function bundleIsCurrent() {
   try {
-    const built = statSync(new URL('windlass.bundle.mjs', dist)).mtimeMs;
-    const inputs = JSON.parse(readFileSync(new URL('windlass.bundle.inputs.json', dist), 'utf8'));
+    const built = statSync(new URL('bundle/main.mjs', dist)).mtimeMs;
+    const inputs = JSON.parse(readFileSync(new URL('bundle/inputs.json', dist), 'utf8'));
     return inputs.every((file) => statSync(new URL(file, app)).mtimeMs <= built);
   } catch {
     return false;
   }
 }
 
-await import(process.env.WINDLASS_NO_BUNDLE !== '1' && bundleIsCurrent() ? '../dist/windlass.bundle.mjs' : '../dist/main.js');
+await import(process.env.WINDLASS_NO_BUNDLE !== '1' && bundleIsCurrent() ? '../dist/bundle/main.mjs' : '../dist/main.js');

@@ -1,28 +1,33 @@
 /**
- * Bundles the compiled server (dist/main.js and everything it imports) into one file,
- * dist/windlass.bundle.mjs, which bin/windlass.js loads: resolving, reading and linking the
+ * Bundles the compiled server (dist/main.js and everything it imports) into
+ * dist/bundle/main.mjs, which bin/windlass.js loads: resolving, reading and linking the
  * few hundred ES modules of the workspace and its dependencies one by one was most of the
  * binary's start-up (measured: `windlass --help` 0.54 s from dist/main.js, ~0.35 s from the
  * bundle, on 2 busy cores), and controllers' test suites start it often.
  *
- * Beside it, dist/windlass.bundle.inputs.json lists the files bundled: the binary falls back
+ * What the code imports on demand (the etcd backend: its client and gRPC stack take a fifth
+ * of a second to load, which an embedded server must not pay) stays in chunks of its own.
+ * Beside them, dist/bundle/inputs.json lists the files bundled: the binary falls back
  * to dist/main.js when any of them is newer than the bundle (a package rebuilt on its own).
  * Packages that find files beside their own code stay outside, loaded from node_modules as
  * usual: better-sqlite3 (its native addon) and etcd3 (its .proto files, through __dirname,
  * as @grpc/grpc-js does). The bundle must hold no __dirname or __filename: checked below.
  */
 import { build } from 'esbuild';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const app = join(dirname(fileURLToPath(import.meta.url)), '..');
-const outfile = join(app, 'dist', 'windlass.bundle.mjs');
+const outdir = join(app, 'dist', 'bundle');
+rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: app,
   entryPoints: ['dist/main.js'],
-  outfile,
+  outdir,
+  outExtension: { '.js': '.mjs' },
   bundle: true,
+  splitting: true,
   platform: 'node',
   format: 'esm',
   target: 'node20',
@@ -34,9 +39,11 @@ const result = await build({
   logLevel: 'warning',
 });
 // Relative to the app's directory, so that a copy of the workspace (the image) can check them too.
-const code = readFileSync(outfile, 'utf8');
-for (const name of ['__dirname', '__filename']) {
-  if (code.includes(name)) throw new Error(`the bundle uses ${name}, which an ES module lacks: mark the package that does so external`);
+for (const file of Object.keys(result.metafile.outputs)) {
+  const code = readFileSync(resolve(app, file), 'utf8');
+  for (const name of ['__dirname', '__filename']) {
+    if (code.includes(name)) throw new Error(`${file} uses ${name}, which an ES module lacks: mark the package that does so external`);
+  }
 }
 const inputs = Object.keys(result.metafile.inputs).map((p) => relative(app, resolve(app, p)));
-writeFileSync(join(app, 'dist', 'windlass.bundle.inputs.json'), JSON.stringify(inputs));
+writeFileSync(join(outdir, 'inputs.json'), JSON.stringify(inputs));

@@ -14,14 +14,14 @@ let app = '';
 beforeEach(() => {
   app = mkdtempSync(join(tmpdir(), 'windlass-bundle-'));
   mkdirSync(join(app, 'bin'));
-  mkdirSync(join(app, 'dist'));
+  mkdirSync(join(app, 'dist', 'bundle'), { recursive: true });
   mkdirSync(join(app, 'src'));
   writeFileSync(join(app, 'package.json'), '{"type":"module"}');
   copyFileSync(launcher, join(app, 'bin', 'windlass.js'));
   writeFileSync(join(app, 'src', 'input.js'), '');
   writeFileSync(join(app, 'dist', 'main.js'), "console.log('modules');");
-  writeFileSync(join(app, 'dist', 'windlass.bundle.mjs'), "console.log('bundle');");
-  writeFileSync(join(app, 'dist', 'windlass.bundle.inputs.json'), JSON.stringify(['src/input.js']));
+  writeFileSync(join(app, 'dist', 'bundle', 'main.mjs'), "console.log('bundle');");
+  writeFileSync(join(app, 'dist', 'bundle', 'inputs.json'), JSON.stringify(['src/input.js']));
   const past = new Date(Date.now() - 60_000);
   utimesSync(join(app, 'src', 'input.js'), past, past);
 });
@@ -44,6 +44,6 @@ test('a missing input or list, or WINDLASS_NO_BUNDLE=1: the modules start', () =
   expect(ran({ WINDLASS_NO_BUNDLE: '1' })).toBe('modules');
   rmSync(join(app, 'src', 'input.js'));
   expect(ran()).toBe('modules');
-  rmSync(join(app, 'dist', 'windlass.bundle.inputs.json'));
+  rmSync(join(app, 'dist', 'bundle', 'inputs.json'));
   expect(ran()).toBe('modules');
 });

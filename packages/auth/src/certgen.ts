@@ -27,7 +27,9 @@ export function loadX509(): Promise<X509> {
   x509Module ??= (async () => {
     // @peculiar/x509 resolves its algorithms through tsyringe, which needs the Reflect metadata API.
     await import('reflect-metadata');
-    const x509 = await import('@peculiar/x509');
+    const loaded = await import('@peculiar/x509');
+    // A CommonJS package: Node also offers its exports as named ones, a bundle's chunk only as the default.
+    const x509 = ((loaded as { default?: X509 }).default ?? loaded) as X509;
     x509.cryptoProvider.set(webcrypto);
     return x509;
   })();
