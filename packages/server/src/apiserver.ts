@@ -170,6 +170,7 @@ export class APIServer {
         return (cached.length > 0 ? cached : (await store.list(namespace, consistentList)).items).map((c) => c.object);
       },
       create: async (namespace, obj: KubeObject, opts) => (await store.create(namespace, obj, { dryRun: opts?.dryRun === true })).object,
+      update: async (namespace, obj: KubeObject) => (await store.update(namespace, obj.metadata.name ?? '', obj, { dryRun: false })).object.object,
       delete: async (namespace, name) => {
         await store.delete(namespace, name, { dryRun: false }).catch(notFound);
       },

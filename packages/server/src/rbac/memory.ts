@@ -38,6 +38,17 @@ export function memoryLookup(): MemoryLookup {
       delete: async (ns, name) => {
         b.delete(key(ns, name));
       },
+      update: async (ns, obj) => {
+        const k = key(ns, obj.metadata.name ?? '');
+        const current = b.get(k);
+        if (!current) throw Object.assign(new Error(`${resource} "${obj.metadata.name}" not found`), { code: 404 });
+        const rv = obj.metadata.resourceVersion;
+        if (rv && rv !== (current.metadata.resourceVersion ?? '')) throw Object.assign(new Error(`${resource} "${obj.metadata.name}": the object has been modified`), { code: 409 });
+        const stored = structuredClone(obj);
+        stored.metadata.resourceVersion = String(Number(current.metadata.resourceVersion ?? '0') + 1);
+        b.set(k, stored);
+        return structuredClone(stored);
+      },
     };
   };
   return {

@@ -151,6 +151,8 @@ export interface AdmissionLookup {
   /** Creates an object of that resource through its Store (defaults, validation, storage); throws kube's StatusErrors (409 AlreadyExists…). */
   create(namespace: string, obj: KubeObject, opts?: { dryRun?: boolean }): Promise<KubeObject>;
   delete(namespace: string, name: string): Promise<void>;
+  /** Replaces an object (PUT): its metadata.resourceVersion is the precondition (409 when stale, 404 when gone). */
+  update?(namespace: string, obj: KubeObject): Promise<KubeObject>;
   get(namespace: string, name: string): Promise<KubeObject | undefined>;
   list(namespace: string): Promise<KubeObject[]>;
 }

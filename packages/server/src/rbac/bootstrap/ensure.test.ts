@@ -1,6 +1,6 @@
 /**
  * The default policy created at server start: every default role and binding once, with kube's
- * labels, aggregated roles filled, existing objects left alone, and the permissions kube's
+ * labels, aggregated roles filled, existing objects reconciled, and the permissions kube's
  * defaults give (discovery for authenticated users, view/edit/admin through RoleBindings).
  */
 import { newAuthorizer } from '../authorizer.js';
@@ -51,12 +51,48 @@ describe('ensureBootstrapPolicy', () => {
     expect((await m.lookup(rbac, 'clusterrolebindings')!.get('', 'system:node'))!.subjects).toBeUndefined();
   });
 
-  it('leaves existing objects as they are', async () => {
+  it('reconciles existing defaults as kube does: what they lack is added, what users added is kept', async () => {
     const m = memoryLookup();
-    m.add(rbac, 'clusterroles', { apiVersion: `${rbac}/v1`, kind: 'ClusterRole', metadata: { name: 'view' }, rules: [] });
+    const roles = m.lookup(rbac, 'clusterroles')!;
+    const bindings = m.lookup(rbac, 'clusterrolebindings')!;
+    // An older server's edit of the defaults: discovery's rules cut down, a user's rule and label added.
+    m.add(rbac, 'clusterroles', {
+      apiVersion: `${rbac}/v1`, kind: 'ClusterRole', metadata: { name: 'system:discovery', labels: { team: 'a' }, resourceVersion: '7' },
+      rules: [{ verbs: ['get'], nonResourceURLs: ['/api'] }, { verbs: ['get'], nonResourceURLs: ['/custom'] }],
+    });
+    // A user's copy of a default that must not be touched.
+    m.add(rbac, 'clusterroles', {
+      apiVersion: `${rbac}/v1`, kind: 'ClusterRole', metadata: { name: 'system:basic-user', annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'false' }, resourceVersion: '8' }, rules: [],
+    });
+    // A binding pointing elsewhere is recreated; one missing its subject gets it back, keeping the user's.
+    m.add(rbac, 'clusterrolebindings', {
+      apiVersion: `${rbac}/v1`, kind: 'ClusterRoleBinding', metadata: { name: 'system:public-info-viewer', resourceVersion: '9' },
+      roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: 'view' }, subjects: [],
+    });
+    m.add(rbac, 'clusterrolebindings', {
+      apiVersion: `${rbac}/v1`, kind: 'ClusterRoleBinding', metadata: { name: 'system:discovery', resourceVersion: '10' },
+      roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: 'system:discovery' }, subjects: [{ kind: 'User', apiGroup: rbac, name: 'alice' }],
+    });
     const r = await ensureBootstrapPolicy(m.lookup);
-    expect(r.created.clusterroles).not.toContain('view');
-    expect((await m.lookup(rbac, 'clusterroles')!.get('', 'view'))!.rules).toEqual([]);
+    expect(r.created.clusterroles).not.toContain('system:discovery');
+    expect(r.updated.clusterroles).toEqual(['system:discovery']);
+    expect(r.updated.clusterrolebindings).toEqual(['system:discovery', 'system:public-info-viewer']);
+
+    const discovery = (await roles.get('', 'system:discovery')) as unknown as ClusterRole;
+    expect(discovery.metadata.labels).toEqual({ 'kubernetes.io/bootstrapping': 'rbac-defaults', team: 'a' });
+    expect(discovery.metadata.annotations).toEqual({ 'rbac.authorization.kubernetes.io/autoupdate': 'true' });
+    // The existing rules first, then the default's uncovered ones, one verb and URL each (kube's BreakdownRule).
+    expect(discovery.rules!.slice(0, 2)).toEqual([{ verbs: ['get'], nonResourceURLs: ['/api'] }, { verbs: ['get'], nonResourceURLs: ['/custom'] }]);
+    expect(discovery.rules).toContainEqual({ verbs: ['get'], nonResourceURLs: ['/apis'] });
+    expect(discovery.rules!.filter((x) => x.nonResourceURLs?.[0] === '/api')).toHaveLength(1);
+
+    expect(((await roles.get('', 'system:basic-user')) as unknown as ClusterRole).rules).toEqual([]);
+    expect(await bindings.get('', 'system:public-info-viewer')).toMatchObject({ roleRef: { name: 'system:public-info-viewer' }, subjects: [{ kind: 'Group', name: 'system:authenticated' }, { kind: 'Group', name: 'system:unauthenticated' }] });
+    expect((await bindings.get('', 'system:discovery'))!.subjects).toEqual([{ kind: 'User', apiGroup: rbac, name: 'alice' }, { kind: 'Group', apiGroup: rbac, name: 'system:authenticated' }]);
+
+    const again = await ensureBootstrapPolicy(m.lookup);
+    expect(Object.values(again.created).flat()).toEqual([]);
+    expect(Object.values(again.updated).flat()).toEqual([]);
   });
 });
 

@@ -1,14 +1,15 @@
 /**
  * kube-apiserver's rbac/bootstrap-roles post-start hook: the default policy is created at
- * server start wherever it is missing. Objects that exist are left as they are (kube would
- * also add back rules removed from roles annotated `autoupdate: "true"`; that needs an update
- * through the lookup). Safe to run on every replica at once: a create that lost the race is
- * the other replica's success.
+ * server start wherever it is missing, and objects that exist are reconciled with it as kube
+ * does (reconcile.ts: missing rules, subjects, labels and annotations added, unless annotated
+ * `autoupdate: "false"`). Safe to run on every replica at once: a create that lost the race
+ * is the other replica's success, and an update that lost one is computed again.
  */
 import type { KubeObject } from '../../registry/types.js';
 import { effectiveRules, isAggregated } from '../aggregation.js';
 import type { Lookup } from '../source.js';
 import { rbacGroup, type ClusterRole, type Role, type RoleBinding } from '../types.js';
+import { reconcileBinding, reconcileRole } from './reconcile.js';
 import { controllerRoleBindings, controllerRoles } from './controllers.js';
 import { namespaceRoleBindings, namespaceRoles } from './namespaced.js';
 import { clusterRoleBindings, clusterRoles } from './policy.js';
@@ -36,25 +37,59 @@ function objectOf(kind: string, o: ClusterRole | Role | RoleBinding): KubeObject
   return { apiVersion, kind, ...structuredClone(o) } as unknown as KubeObject;
 }
 
-async function createIfMissing(lookup: Lookup, resource: string, kind: string, items: Array<ClusterRole | Role | RoleBinding>, prepare?: (o: ClusterRole) => void): Promise<string[]> {
+const maxAttempts = 5;
+
+/** What reconciling one existing object asks for: nothing, an update, or a delete and create (a binding's new roleRef). */
+function reconciled(kind: string, existing: KubeObject, expected: ClusterRole | Role | RoleBinding): { op: 'none' } | { op: 'update' | 'recreate'; obj: KubeObject } {
+  if (kind.endsWith('Binding')) {
+    const r = reconcileBinding(existing as unknown as RoleBinding, expected as RoleBinding);
+    return r.op === 'none' ? r : { op: r.op, obj: objectOf(kind, r.binding) };
+  }
+  const r = reconcileRole(existing as unknown as ClusterRole, expected as ClusterRole);
+  return r.op === 'none' ? r : { op: 'update', obj: { ...existing, ...(r.role as unknown as KubeObject) } };
+}
+
+/**
+ * Each default object created if missing, else reconciled. Returns the names created and
+ * updated (`ns/name` for namespaced ones).
+ */
+async function ensureEach(lookup: Lookup, resource: string, kind: string, items: Array<ClusterRole | Role | RoleBinding>, prepare?: (o: ClusterRole) => void): Promise<{ created: string[]; updated: string[] }> {
   const store = lookup(rbacGroup, resource);
   if (!store) throw new Error(`${resource}.${rbacGroup} is not served`);
-  const created: string[] = [];
+  const created: string[] = [], updated: string[] = [];
   // All at once: the store batches concurrent writes (one transaction per turn on embedded storage), so a first start stays fast.
   await Promise.all(items.map(async (item) => {
     const ns = item.metadata.namespace ?? '';
-    if (await store.get(ns, item.metadata.name)) return;
-    const obj = objectOf(kind, item);
-    prepare?.(obj as unknown as ClusterRole);
-    try {
-      await store.create(ns, obj);
-      created.push(ns ? `${ns}/${item.metadata.name}` : item.metadata.name);
-    } catch (err) {
-      if ((err as { code?: number }).code !== 409) throw err;
+    const id = ns ? `${ns}/${item.metadata.name}` : item.metadata.name;
+    for (let attempt = 0; attempt < maxAttempts; attempt++) {
+      const existing = await store.get(ns, item.metadata.name);
+      try {
+        if (!existing) {
+          const obj = objectOf(kind, item);
+          prepare?.(obj as unknown as ClusterRole);
+          await store.create(ns, obj);
+          created.push(id);
+          return;
+        }
+        const r = reconciled(kind, existing, item);
+        if (r.op === 'none' || !store.update) return;
+        if (r.op === 'recreate') {
+          await store.delete(ns, item.metadata.name);
+          await store.create(ns, r.obj);
+        } else {
+          prepare?.(r.obj as unknown as ClusterRole);
+          await store.update(ns, r.obj);
+        }
+        updated.push(id);
+        return;
+      } catch (err) {
+        // Another replica created, changed or removed it meanwhile: look again.
+        const code = (err as { code?: number }).code;
+        if (code !== 409 && code !== 404) throw err;
+      }
     }
   }));
-  created.sort();
-  return created;
+  return { created: created.sort(), updated: updated.sort() };
 }
 
 async function ensureNamespaces(lookup: Lookup, names: Iterable<string>): Promise<void> {
@@ -70,16 +105,20 @@ async function ensureNamespaces(lookup: Lookup, names: Iterable<string>): Promis
   }
 }
 
+type ByResource = Record<'clusterroles' | 'clusterrolebindings' | 'roles' | 'rolebindings', string[]>;
+
 export interface EnsureResult {
   /** What was created, by resource: `clusterroles: ['view', …]`, `roles: ['kube-system/…']`. */
-  created: Record<'clusterroles' | 'clusterrolebindings' | 'roles' | 'rolebindings', string[]>;
+  created: ByResource;
+  /** What existed and was reconciled with the default. */
+  updated: ByResource;
 }
 
 /**
  * Creates the default ClusterRoles (cluster-admin, admin, edit, view, system:*…), their
  * ClusterRoleBindings, and the Roles and RoleBindings of kube-system and kube-public that do
- * not exist yet. Aggregated roles (admin, edit, view) are stored with the rules the
- * aggregation controller would give them.
+ * not exist yet, and reconciles those that do. Aggregated roles (admin, edit, view) are stored
+ * with the rules the aggregation controller would give them.
  */
 export async function ensureBootstrapPolicy(lookup: Lookup, policy: BootstrapPolicy = bootstrapPolicy()): Promise<EnsureResult> {
   const stored = ((await lookup(rbacGroup, 'clusterroles')?.list('')) ?? []) as unknown as ClusterRole[];
@@ -88,14 +127,13 @@ export async function ensureBootstrapPolicy(lookup: Lookup, policy: BootstrapPol
   const aggregate = (role: ClusterRole) => {
     if (isAggregated(role)) role.rules = effectiveRules(role, all);
   };
-  const created: EnsureResult['created'] = {
-    clusterroles: await createIfMissing(lookup, 'clusterroles', 'ClusterRole', policy.clusterRoles, aggregate),
-    clusterrolebindings: await createIfMissing(lookup, 'clusterrolebindings', 'ClusterRoleBinding', policy.clusterRoleBindings),
-    roles: [],
-    rolebindings: [],
-  };
+  const clusterroles = await ensureEach(lookup, 'clusterroles', 'ClusterRole', policy.clusterRoles, aggregate);
+  const clusterrolebindings = await ensureEach(lookup, 'clusterrolebindings', 'ClusterRoleBinding', policy.clusterRoleBindings);
   await ensureNamespaces(lookup, new Set([...policy.roles, ...policy.roleBindings].map((o) => o.metadata.namespace!)));
-  created.roles = await createIfMissing(lookup, 'roles', 'Role', policy.roles);
-  created.rolebindings = await createIfMissing(lookup, 'rolebindings', 'RoleBinding', policy.roleBindings);
-  return { created };
+  const roles = await ensureEach(lookup, 'roles', 'Role', policy.roles);
+  const rolebindings = await ensureEach(lookup, 'rolebindings', 'RoleBinding', policy.roleBindings);
+  return {
+    created: { clusterroles: clusterroles.created, clusterrolebindings: clusterrolebindings.created, roles: roles.created, rolebindings: rolebindings.created },
+    updated: { clusterroles: clusterroles.updated, clusterrolebindings: clusterrolebindings.updated, roles: roles.updated, rolebindings: rolebindings.updated },
+  };
 }
