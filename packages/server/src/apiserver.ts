@@ -31,7 +31,7 @@ import { ensureBootstrapPolicy } from './rbac/index.js';
 import { kubernetesServiceObject } from './registry/kinds/core/services.js';
 import { servePodSubresource, servesPodSubresource } from './handlers/podsubresources.js';
 import { decodeObjectBody } from './handlers/body.js';
-import { decodeTyped, typedDecoder } from './handlers/typed.js';
+import { addWarnings, decodeTyped, typedDecoder } from './handlers/typed.js';
 import { parseModifyOptions } from './handlers/options.js';
 import { deleteCollection, deleteResource } from './handlers/delete.js';
 import type { RequestScope } from './handlers/scope.js';
@@ -312,6 +312,8 @@ export class APIServer {
     const negotiated: Negotiated = negotiate(req.headers.accept, { watch: info.verb === 'watch', userAgent: req.headers['user-agent'], pretty: query.get('pretty') });
     if (info.subresource) return this.serveSubresource(req, res, info, query, def, negotiated);
     if (!def.verbs.includes(info.verb)) throw newMethodNotSupported({ group: def.group, resource: def.resource }, info.verb);
+    // kube adds it to every route of a deprecated kind, before the handler runs (so errors carry it too).
+    if (def.deprecation) addWarnings(res, [def.deprecation]);
     if (def.stored === false) {
       if (info.verb === 'create' && def.review) return this.serveReview(req, res, info, query, def, negotiated);
       refuseComputed(def, info);

@@ -126,3 +126,20 @@ describe('PodSecurity warn level', () => {
     expect(again.headers.get('warning')).toBeNull();
   });
 });
+
+describe('deprecated kinds', () => {
+  const endpointsWarning = 'v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice';
+
+  test('every request to v1 Endpoints carries kube\'s deprecation warning, errors included', async () => {
+    const created = await t.call('POST', '/api/v1/namespaces/w/endpoints', { body: { metadata: { name: 'e' } } });
+    expect(created.status).toBe(201);
+    expect(warnings(created)).toEqual([endpointsWarning]);
+    expect(warnings(await t.call('GET', '/api/v1/namespaces/w/endpoints'))).toEqual([endpointsWarning]);
+    const missing = await t.call('GET', '/api/v1/namespaces/w/endpoints/nope');
+    expect(missing.status).toBe(404);
+    expect(warnings(missing)).toEqual([endpointsWarning]);
+    expect(warnings(await t.call('GET', '/api/v1/componentstatuses'))).toEqual(['v1 ComponentStatus is deprecated in v1.19+']);
+    // EndpointSlices, the replacement, are not deprecated.
+    expect((await t.call('GET', '/apis/discovery.k8s.io/v1/namespaces/w/endpointslices')).headers.get('warning')).toBeNull();
+  });
+});

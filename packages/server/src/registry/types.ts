@@ -273,6 +273,12 @@ export interface ResourceDefinition {
   keyPrefix?: string;
   /** False for what kube computes per request rather than stores: bindings, componentstatuses, reviews. */
   stored?: boolean;
+  /**
+   * kube's deprecation warning for a deprecated kind (deprecation.WarningMessage from the type's
+   * APILifecycleDeprecated/Replacement), sent as a `Warning` header on every request to it:
+   * `v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice`.
+   */
+  deprecation?: string;
 }
 
 export function groupVersion(def: { group: string; version: string }): string {

@@ -191,6 +191,8 @@ function canonicalize(obj: KubeObject): void {
 
 export const endpoints: KindDefinition = {
   group: '', version: 'v1', resource: 'endpoints',
+  // k8s.io/api core/v1 lifecycle.go: deprecated in 1.33, replaced by EndpointSlice.
+  deprecation: 'v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice',
   strategy: {
     warningsOnCreate: endpointsWarnings,
     warningsOnUpdate: (ep) => endpointsWarnings(ep),

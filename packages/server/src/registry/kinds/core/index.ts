@@ -15,4 +15,7 @@ import { secrets } from './secrets.js';
 import { serviceAccounts } from './serviceaccounts.js';
 import { services } from './services.js';
 
-export const definitions: KindDefinition[] = [namespaces, configMaps, secrets, services, endpoints, nodes, events, persistentVolumes, persistentVolumeClaims, resourceQuotas, limitRanges, serviceAccounts, pods, podTemplates, replicationControllers];
+/** k8s.io/api core/v1 lifecycle.go: deprecated in 1.19, no replacement. */
+const componentStatuses: KindDefinition = { group: '', version: 'v1', resource: 'componentstatuses', deprecation: 'v1 ComponentStatus is deprecated in v1.19+' };
+
+export const definitions: KindDefinition[] = [componentStatuses, namespaces, configMaps, secrets, services, endpoints, nodes, events, persistentVolumes, persistentVolumeClaims, resourceQuotas, limitRanges, serviceAccounts, pods, podTemplates, replicationControllers];
