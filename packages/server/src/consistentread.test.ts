@@ -6,7 +6,7 @@
  * reading replica's store sees no object reads, only revision probes.
  */
 import { describeBackends } from '@windlass/storage/testing';
-import type { Storage } from '@windlass/storage';
+import type { Storage, WatchListener, WatchOptions } from '@windlass/storage';
 import { startTestServer, type TestServer } from './testing/client.js';
 
 const cms = '/api/v1/namespaces/default/configmaps';
@@ -113,4 +113,44 @@ describeBackends('consistent reads from the cache across replicas', (ctx) => {
       expect(counts.get - before).toBe(1);
     });
   }
+});
+
+/** The store with its watch events held back: a replica whose cache lags behind writes others acknowledged. */
+function lagging(storage: Storage, delayMs: number): Storage {
+  return new Proxy(storage, {
+    get(target, prop, receiver) {
+      if (prop === 'watch') {
+        return (prefix: string, from: number, listener: WatchListener, opts?: WatchOptions) => target.watch(prefix, from, {
+          events: (events) => void setTimeout(() => listener.events(events), delayMs),
+          progress: listener.progress && ((rev) => void setTimeout(() => listener.progress!(rev), delayMs)),
+          error: (err) => void setTimeout(() => listener.error(err), delayMs),
+        }, opts);
+      }
+      const v = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+}
+
+describeBackends('writes started from a lagging cache', (ctx) => {
+  test('a write that is a no-op against a stale cached copy is computed again on the store\'s copy, not answered with the stale one', async () => {
+    const registryPrefix = ctx.prefix + 'registry';
+    const writer = await startTestServer({ storage: ctx.storage, registryPrefix });
+    const reader = await startTestServer({ storage: lagging(ctx.backend === 'etcd' ? await ctx.open() : ctx.storage, 200), registryPrefix });
+    try {
+      await writer.call('POST', cms, { body: { metadata: { name: 'n' }, data: { n: 'a' } } });
+      await new Promise((r) => setTimeout(r, 400));
+      const moved = await writer.call('PATCH', `${cms}/n`, { body: { data: { n: 'b' } }, contentType: 'application/merge-patch+json' });
+      expect(moved.status).toBe(200);
+      // The reader's cache still has n=a: against it this patch changes nothing; against the store's copy it does.
+      const back = await reader.call('PATCH', `${cms}/n`, { body: { data: { n: 'a' } }, contentType: 'application/merge-patch+json' });
+      expect(back.status).toBe(200);
+      expect(back.body.data.n).toBe('a');
+      expect(Number(back.body.metadata.resourceVersion)).toBeGreaterThan(Number(moved.body.metadata.resourceVersion));
+      expect((await writer.call('GET', `${cms}/n`)).body.data.n).toBe('a');
+    } finally {
+      await reader.close();
+      await writer.close();
+    }
+  });
 });

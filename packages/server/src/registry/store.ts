@@ -384,8 +384,20 @@ export class Store {
         continue;
       }
       const bytes = encodeForStorage(next);
-      // A no-op write keeps the resourceVersion and produces no watch event.
-      if (bytes.equals(kv.value)) return CachedObject.fromStored(key, kv.modRevision, kv.value, this.attrsOf);
+      // A no-op write keeps the resourceVersion and produces no watch event. Against the cache's
+      // copy it proves nothing: that copy may predate a write already acknowledged, so the store's
+      // is read and the update computed again, unless it is the same revision (kube's GuaranteedUpdate).
+      if (bytes.equals(kv.value)) {
+        if (fromCache) {
+          const latest = await this.storage.get(key);
+          fromCache = false;
+          if (latest?.modRevision !== kv.modRevision) {
+            kv = latest;
+            continue;
+          }
+        }
+        return CachedObject.fromStored(key, kv.modRevision, kv.value, this.attrsOf);
+      }
       if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0 && this.mayRemoveOnUpdate(next)) {
         if (opts.dryRun) return CachedObject.fromObject(key, kv.modRevision, next, this.attrsOf);
         try {
