@@ -50,12 +50,13 @@ function hasPythonClient() {
 
 function ensureTestDependencies() {
   const etcd = (process.env.ETCD_BIN && existsSync(process.env.ETCD_BIN)) || has('etcd');
-  if (etcd && hasPythonClient()) return;
-  console.error("windlass: installing Debian's etcd-server and python3-kubernetes for the tests …");
+  const prometheus = (process.env.PROMETHEUS_BIN && existsSync(process.env.PROMETHEUS_BIN)) || has('prometheus');
+  if (etcd && prometheus && hasPythonClient()) return;
+  console.error("windlass: installing Debian's etcd-server, python3-kubernetes and prometheus for the tests …");
   const sudo = process.getuid && process.getuid() !== 0 ? ['sudo'] : [];
   const apt = (args) => run(sudo[0] ?? 'apt-get', sudo.length ? ['apt-get', ...args] : args, { stdio: quiet });
   apt(['update', '-qq']);
-  apt(['install', '-y', '-qq', 'etcd-server', 'python3-kubernetes']);
+  apt(['install', '-y', '-qq', 'etcd-server', 'python3-kubernetes', 'prometheus']);
 }
 
 const [command = 'start', ...rest] = process.argv.slice(2).filter((a) => a !== '--verbose-setup');
