@@ -5,7 +5,14 @@
  * with every replica's RSS read from /proc every few seconds. Reports each replica's
  * least-squares RSS slope (MB per minute) and whether it shows a growth trend.
  *
- *   node bench/dist/soak/main.js [--minutes 10] [--writers 12] [--watchers 30] [--sample-seconds 5] [--json FILE]
+ *   node bench/dist/soak/main.js [--minutes 10] [--writers 12] [--watchers 30] [--sample-seconds 5]
+ *     [--warmup-minutes 2] [--json FILE] [-- windlass start flags…]
+ *
+ * RSS rises until what the server keeps for a while is full: the watch cache's history
+ * (--watch-cache-history-window, 5 min by default) and etcd's revisions until Windlass
+ * compacts them (--etcd-compaction-interval, 5 min). The slope that tells a leak is the one
+ * after that (--warmup-minutes); with the defaults a 10-minute soak leaves 5 minutes of it,
+ * so a soak can shorten both windows with flags after `--`.
  *
  * The whole topology rather than one replica on one etcd: it is what runs in production,
  * and a replica there also holds what a lone one does not (the balancer's connections
@@ -25,11 +32,14 @@ import { Writer, prng } from '../../../test/dist/faults/writer.js';
 import { slope, type Slope } from './slope.js';
 
 function parse(argv: string[]) {
-  const o = { minutes: 10, writers: 12, watchers: 30, sampleSeconds: 5, peakSeconds: 30, warmupMinutes: 2, json: '' };
+  const o = { minutes: 10, writers: 12, watchers: 30, sampleSeconds: 5, peakSeconds: 30, warmupMinutes: 2, json: '', extra: [] as string[] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => Number(argv[++i]);
-    if (a === '--minutes') o.minutes = v();
+    if (a === '--') {
+      o.extra = argv.slice(i + 1);
+      break;
+    } else if (a === '--minutes') o.minutes = v();
     else if (a === '--writers') o.writers = v();
     else if (a === '--watchers') o.watchers = v();
     else if (a === '--sample-seconds') o.sampleSeconds = v();
@@ -54,7 +64,7 @@ function rssMb(pid: number): number | undefined {
 const NAMESPACES = ['soak-a', 'soak-b', 'soak-c'];
 const o = parse(process.argv.slice(2));
 const dir = mkdtempSync(join(tmpdir(), 'windlass-soak-'));
-const topo = await startTopology({ dir, port: 0, replicas: 3, etcdMembers: 3 });
+const topo = await startTopology({ dir, port: 0, replicas: 3, etcdMembers: 3, extra: o.extra });
 const errors = new ErrorLog();
 const token = readFileSync(topo.creds.adminToken, 'utf8').trim();
 const lb = new KubeHttp(topo.lbUrl, topo.ca, token, { requestTimeoutMs: 30000 });
@@ -117,7 +127,7 @@ try {
   }
   const replicaTrend = topo.backends.some((b) => fits[b.name].afterWarmup.trend);
   const report = {
-    date: new Date().toISOString(), minutes: o.minutes, writers: o.writers, watchers: o.watchers, sampleSeconds: o.sampleSeconds,
+    date: new Date().toISOString(), serverFlags: o.extra, warmupMinutes: o.warmupMinutes, minutes: o.minutes, writers: o.writers, watchers: o.watchers, sampleSeconds: o.sampleSeconds,
     peakWritesPerSecond: Math.round(peak * 10) / 10, targetWritesPerSecond: Math.round(target * 10) / 10, achievedWritesPerSecond: Math.round(achieved * 10) / 10,
     watchEventsDelivered: watchers.reduce((n, w) => n + w.eventCount, 0), clientErrors: errors.byKind(), fits, replicaGrowthTrend: replicaTrend, samples,
   };
