@@ -6,6 +6,7 @@ import type { KubeObject } from '../registry/types.js';
 import { decodeObjectBody } from './body.js';
 import { addWarnings, decodeTyped, typedDecoder } from './typed.js';
 import { parseModifyOptions } from './options.js';
+import { dedupOwnerReferences } from './ownerrefs.js';
 import { writeResult } from './read.js';
 import type { RequestScope } from './scope.js';
 
@@ -26,10 +27,16 @@ async function withWarnings<T>(s: RequestScope, warnings: string[], write: () =>
   }
 }
 
+function warnOnDuplicateOwners(obj: KubeObject, afterPatch: boolean, warnings: string[]): void {
+  const warning = dedupOwnerReferences(obj, afterPatch);
+  if (warning) warnings.push(warning);
+}
+
 export async function createResource(s: RequestScope): Promise<void> {
   const opts = writeOptions(s, 'CreateOptions');
   const obj = decodeObjectBody(s.body, s.req.headers['content-type'], s.def);
   decodeTyped(await typedDecoder(s.def), obj, s.def, opts.fieldValidation, s.res);
+  warnOnDuplicateOwners(obj, false, opts.warnings);
   writeResult(s, 201, await withWarnings(s, opts.warnings, () => s.store.create(s.info.namespace, obj, opts)));
 }
 
@@ -37,6 +44,7 @@ export async function updateResource(s: RequestScope): Promise<void> {
   const opts = writeOptions(s, 'UpdateOptions');
   const obj = decodeObjectBody(s.body, s.req.headers['content-type'], s.def);
   decodeTyped(await typedDecoder(s.def), obj, s.def, opts.fieldValidation, s.res);
+  warnOnDuplicateOwners(obj, false, opts.warnings);
   const { object, created } = await withWarnings(s, opts.warnings, () => s.store.update(s.info.namespace, s.info.name, obj, opts));
   writeResult(s, created ? 201 : 200, object);
 }
@@ -62,6 +70,7 @@ export async function patchResource(s: RequestScope): Promise<void> {
   const apply = (current: KubeObject): KubeObject => {
     const obj = patched(current);
     decodeTyped(decoder, obj, s.def, opts.fieldValidation, s.res, Buffer.isBuffer(body) ? body.toString('utf8') : JSON.stringify(body));
+    warnOnDuplicateOwners(obj, true, opts.warnings);
     return obj;
   };
   writeResult(s, 200, await withWarnings(s, opts.warnings, () => s.store.patch(s.info.namespace, s.info.name, apply, opts)));
