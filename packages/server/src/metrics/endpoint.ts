@@ -1,42 +1,75 @@
 /**
- * GET /metrics in Prometheus' text format: the server's own families and the process and
- * Node runtime metrics prom-client collects (process_*, nodejs_*). Until RBAC exists, only
- * members of system:masters may read it (kube: `get` on the non-resource URL /metrics).
+ * GET /metrics in Prometheus' text format: the server's own families, kubernetes_build_info
+ * and the process and Node runtime metrics prom-client collects (process_*, nodejs_*); GET
+ * /metrics/slis: the health check SLIs (slis.ts). Until RBAC exists, only members of
+ * system:masters may read them (kube: `get` on the non-resource URLs).
  */
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { failure } from '@windlass/machinery';
 import { writeError } from '../respond.js';
+import { serverVersion } from '../discovery.js';
+import { Gauge } from './series.js';
+import { SliMetrics } from './slis.js';
 
 export const metricsPath = '/metrics';
+export const slisPath = '/metrics/slis';
 const adminGroup = 'system:masters';
 
 let processRegistry: Registry | undefined;
+
+/** kube's version collector: a constant 1 labelled with what /version reports. */
+function buildInfo(): Gauge {
+  const g = new Gauge('kubernetes_build_info', "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
+    ['major', 'minor', 'git_version', 'git_commit', 'git_tree_state', 'build_date', 'go_version', 'compiler', 'platform']);
+  const v = serverVersion;
+  g.child(v.major, v.minor, v.gitVersion, v.gitCommit, v.gitTreeState, v.buildDate, v.goVersion, v.compiler, v.platform).set(1);
+  return g;
+}
 
 /** One per process: the process and runtime figures are the same for every server in it. */
 function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
+    buildInfo().register(processRegistry);
     collectDefaultMetrics({ register: processRegistry });
   }
   return processRegistry;
 }
 
+/** Health check SLIs, per process as kube's (its legacy registry); the health endpoints record into it. */
+export const sliMetrics = new SliMetrics();
+let sliRegistry: Registry | undefined;
+
+function slis(): Registry {
+  if (!sliRegistry) {
+    sliRegistry = new Registry();
+    sliMetrics.register(sliRegistry);
+  }
+  return sliRegistry;
+}
+
 export function metricsRoute(registry: Registry, opts: { authenticating: boolean }): Router {
   const router = Router();
-  router.get(metricsPath, (req, res) => {
+  const allowed = (req: Request, res: Response, path: string): boolean => {
     const user = (req as Request & { user?: { name: string; groups: string[] } }).user;
-    if (opts.authenticating && !user?.groups.includes(adminGroup)) {
-      const who = user?.name ?? 'system:anonymous';
-      return writeError(res, failure(403, 'Forbidden', `forbidden: User ${JSON.stringify(who)} cannot get path "${metricsPath}"`, {}));
-    }
-    Promise.all([registry.metrics(), processMetrics().metrics()]).then(
-      ([own, proc]) => {
-        res.writeHead(200, { 'Content-Type': Registry.PROMETHEUS_CONTENT_TYPE });
-        res.end(own + proc);
-      },
-      (err) => writeError(res, err),
-    );
+    if (!opts.authenticating || user?.groups.includes(adminGroup)) return true;
+    const who = user?.name ?? 'system:anonymous';
+    writeError(res, failure(403, 'Forbidden', `forbidden: User ${JSON.stringify(who)} cannot get path "${path}"`, {}));
+    return false;
+  };
+  const send = (res: Response, texts: Promise<string[]>) => texts.then(
+    (parts) => {
+      res.writeHead(200, { 'Content-Type': Registry.PROMETHEUS_CONTENT_TYPE });
+      res.end(parts.join(''));
+    },
+    (err) => writeError(res, err),
+  );
+  router.get(metricsPath, (req, res) => {
+    if (allowed(req, res, metricsPath)) void send(res, Promise.all([registry.metrics(), processMetrics().metrics()]));
+  });
+  router.get(slisPath, (req, res) => {
+    if (allowed(req, res, slisPath)) void send(res, Promise.all([slis().metrics()]));
   });
   return router;
 }
