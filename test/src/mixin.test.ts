@@ -144,12 +144,13 @@ async function checkMixin(server: RunningServer): Promise<void> {
     const pastErrors = serverErrors(server, k, 1);
     prom = await Prometheus.start(join(work, 'prom'), {
       job: 'apiserver', target: `127.0.0.1:${server.port}`, caFile: join(server.dataDir, 'pki', 'ca.crt'), serverName: 'localhost',
-      tokenFile, intervalSeconds: scrapeSeconds,
+      tokenFile, intervalSeconds: scrapeSeconds, paths: ['/metrics', '/metrics/slis'],
     }, [rulesFile], 1);
     await pastErrors;
     const p = prom;
 
-    const scraped = async () => (await p.query('up{job="apiserver"} == 1')).length === 1;
+    // Both paths kube-prometheus scrapes on kube-apiserver answer: a failing one is `up == 0`, which KubeAPIInstanceUnreachable alerts on.
+    const scraped = async () => (await p.query('up{job="apiserver"} == 1')).length === 2;
     for (let deadline = Date.now() + 15000; !(await scraped()); await sleep(200)) {
       if (Date.now() > deadline) throw new Error(`target never up: ${JSON.stringify(await p.query('up'))}\n${p.output()}`);
     }
@@ -207,6 +208,9 @@ async function checkMixin(server: RunningServer): Promise<void> {
     expect(alerts.filter((r) => r.name === 'KubeAPIErrorBudgetBurn').length).toBe(4);
     for (const a of alerts.filter((r) => r.name === 'KubeAPIErrorBudgetBurn')) expect(await p.query(a.query)).toEqual([]);
     expect(alerts.filter((r) => r.state !== 'inactive').map((r) => `${r.name}: ${r.state}`)).toEqual([]);
+    // KubeVersionMismatch reads kubernetes_build_info: one version, as /version reports it.
+    const version = (await k.request('GET', '/version')).body as { gitVersion: string };
+    expect((await p.query('kubernetes_build_info{job="apiserver"}')).map((s) => s.metric.git_version)).toEqual([version.gitVersion]);
     // The series behind the SLO: the mix's 404s, 409s and 422s counted beside its successes, the past 5xx at rate 0.
     const rates = async (verb: string) => Object.fromEntries((await p.query(`sum by (code) (code_resource:apiserver_request_total:rate5m{verb="${verb}"})`)).map((s) => [s.metric.code, Number(s.value![1])]));
     const writes = await rates('write');

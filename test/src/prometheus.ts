@@ -15,6 +15,8 @@ export interface ScrapeJob {
   serverName: string;
   tokenFile: string;
   intervalSeconds: number;
+  /** Paths scraped on the target, all labelled job=`job` (kube-prometheus scrapes /metrics and /metrics/slis). */
+  paths: string[];
 }
 
 export interface PromSample {
@@ -50,13 +52,17 @@ export class Prometheus {
     const config = {
       global: { scrape_interval: `${scrape.intervalSeconds}s`, scrape_timeout: `${scrape.intervalSeconds}s`, evaluation_interval: `${evaluationSeconds}s` },
       rule_files: ruleFiles,
-      scrape_configs: [{
-        job_name: scrape.job,
+      scrape_configs: scrape.paths.map((path, i) => ({
+        // Job names must differ; every path's series carry the one job label, as a ServiceMonitor's
+        // endpoints do, and the path as `metrics_path`, as kube-prometheus labels kubelet's paths.
+        job_name: i === 0 ? scrape.job : `${scrape.job}${path.replaceAll('/', '-')}`,
+        metrics_path: path,
         scheme: 'https',
         authorization: { credentials_file: scrape.tokenFile },
         tls_config: { ca_file: scrape.caFile, server_name: scrape.serverName },
         static_configs: [{ targets: [scrape.target] }],
-      }],
+        relabel_configs: [{ target_label: 'job', replacement: scrape.job }, { source_labels: ['__metrics_path__'], target_label: 'metrics_path' }],
+      })),
     };
     const configFile = join(dir, 'prometheus.yml');
     // JSON is YAML: Prometheus reads it as its config.
