@@ -23,6 +23,7 @@ import { aggregatedDiscovery, aggregatedDiscoveryMediaType, wantsAggregatedDisco
 import { refuseComputed, refuseSubresource } from './handlers/notserved.js';
 import { checkNamespaceDeletable, namespaceDeletionRequested, namespaceExists } from './admission/namespacelifecycle.js';
 import { NamespaceController } from './controllers/namespace.js';
+import { ResourceQuotaController } from './controllers/resourcequota.js';
 import { getResource, listResource } from './handlers/read.js';
 import { watchResource } from './handlers/watch.js';
 import { createResource, patchResource, updateResource } from './handlers/write.js';
@@ -86,6 +87,7 @@ export class APIServer {
   private stores = new Map<ResourceDefinition, Store>();
   private server?: http.Server | https.Server;
   private namespaceController: NamespaceController;
+  readonly quotaController: ResourceQuotaController;
   readonly compactor: Compactor;
   /** The replica's one storage watch, feeding every resource type's Cacher. */
   readonly registryWatch: RegistryWatch;
@@ -133,6 +135,7 @@ export class APIServer {
     // pods run as unless they name another (the ServiceAccount admission plugin requires it).
     namespaces.addAfterCreate((ns) => this.ensureDefaultServiceAccount(ns.metadata.name!));
     this.namespaceController = new NamespaceController(namespaces, () => perKeyPrefix);
+    this.quotaController = new ResourceQuotaController((group, resource) => this.admissionLookup(group, resource), () => perKeyPrefix);
     this.compactor = new Compactor({
       storage: storage, key: compactKey(prefix), intervalMs: opts.compactionIntervalMs ?? defaultCompactionIntervalMs,
       onCompacted: (revision) => this.compacted(revision),
@@ -171,6 +174,8 @@ export class APIServer {
       },
       create: async (namespace, obj: KubeObject, opts) => (await store.create(namespace, obj, { dryRun: opts?.dryRun === true })).object,
       update: async (namespace, obj: KubeObject) => (await store.update(namespace, obj.metadata.name ?? '', obj, { dryRun: false })).object.object,
+      listCached: async (namespace) => (store.cacher?.live ? (await store.list(namespace, cachedList)).items.map((c) => c.object) : undefined),
+      updateStatus: async (namespace, name, tryUpdate) => (await store.guaranteedUpdate(namespace, name, tryUpdate, { dryRun: false, subresource: 'status' })).object,
       delete: async (namespace, name) => {
         await store.delete(namespace, name, { dryRun: false }).catch(notFound);
       },
@@ -416,6 +421,7 @@ export class APIServer {
     await this.bootstrap();
     await this.compactor.start();
     await Promise.all([...this.stores.values()].map((s) => s.cacher?.whenReady()));
+    this.quotaController.start();
     const server = this.opts.tls ? https.createServer({ cert: this.opts.tls.cert, key: this.opts.tls.key }, this.handle) : http.createServer(this.handle);
     // Watches are long-lived: no socket timeout; keep-alive sockets are reused by clients.
     server.requestTimeout = 0;
@@ -485,6 +491,7 @@ export class APIServer {
   async close(): Promise<void> {
     this.operations.stop();
     this.namespaceController.stop();
+    this.quotaController.stop();
     this.compactor.stop();
     for (const store of this.stores.values()) store.cacher?.stop();
     this.registryWatch.stop();

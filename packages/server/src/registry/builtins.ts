@@ -7,6 +7,7 @@
 import { builtinResourceTable, type BuiltinResource } from '@windlass/schemas';
 import type { KindDefinition, ResourceDefinition } from './types.js';
 import { genericDefinition } from './kinds/generic.js';
+import { resourceQuotaAdmission } from '../admission/resourcequota.js';
 import { definitions as admissionregistration } from './kinds/admissionregistration/index.js';
 import { definitions as apiextensions } from './kinds/apiextensions/index.js';
 import { definitions as apiregistration } from './kinds/apiregistration/index.js';
@@ -43,6 +44,8 @@ export function builtinDefinitions(table: readonly BuiltinResource[] = builtinRe
   return table.filter((r) => r.servedByDefault).map((r) => {
     const generic = genericDefinition(r);
     const hand = byGVR.get(gvr(r));
-    return hand ? { ...generic, ...hand, strategy: { ...generic.strategy, ...hand.strategy } } : generic;
+    const def = hand ? { ...generic, ...hand, strategy: { ...generic.strategy, ...hand.strategy } } : generic;
+    // kube's ResourceQuota admission charges every namespaced write, after the kind's own plugins.
+    return def.namespaced && def.stored !== false ? { ...def, admission: [...(def.admission ?? []), resourceQuotaAdmission(def.group, def.resource)] } : def;
   });
 }

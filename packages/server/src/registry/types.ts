@@ -155,6 +155,13 @@ export interface AdmissionLookup {
   update?(namespace: string, obj: KubeObject): Promise<KubeObject>;
   get(namespace: string, name: string): Promise<KubeObject | undefined>;
   list(namespace: string): Promise<KubeObject[]>;
+  /** The watch cache's objects only (no store read on an empty answer); undefined while the cache is not live. */
+  listCached?(namespace: string): Promise<KubeObject[] | undefined>;
+  /**
+   * A status write as a compare-and-swap: tryUpdate maps the current object to the desired one
+   * and runs again on the newer object after a conflict (ResourceQuota admission charging usage).
+   */
+  updateStatus?(namespace: string, name: string, tryUpdate: (current: KubeObject) => KubeObject): Promise<KubeObject>;
 }
 
 /**
