@@ -175,7 +175,13 @@ export class APIServer {
       create: async (namespace, obj: KubeObject, opts) => (await store.create(namespace, obj, { dryRun: opts?.dryRun === true })).object,
       update: async (namespace, obj: KubeObject) => (await store.update(namespace, obj.metadata.name ?? '', obj, { dryRun: false })).object.object,
       listCached: async (namespace) => (store.cacher?.live ? (await store.list(namespace, cachedList)).items.map((c) => c.object) : undefined),
-      updateStatus: async (namespace, name, tryUpdate) => (await store.guaranteedUpdate(namespace, name, tryUpdate, { dryRun: false, subresource: 'status' })).object,
+      updateStatus: async (namespace, name, tryUpdate) => {
+        // From the stored object, never an older cached copy: the store takes a conflicting write whose bytes
+        // equal the current ones for its own retried write, so two writers computing from one base would both pass.
+        const latest = Number((await store.get(namespace, name)).object.metadata.resourceVersion);
+        const stale = (o: KubeObject) => { if (Number(o.metadata.resourceVersion) < latest) throw new Error('stale copy'); return tryUpdate(o); };
+        return (await store.guaranteedUpdate(namespace, name, stale, { dryRun: false, subresource: 'status' })).object;
+      },
       delete: async (namespace, name) => {
         await store.delete(namespace, name, { dryRun: false }).catch(notFound);
       },

@@ -105,17 +105,33 @@ async function admit(group: string, resource: string, attrs: AdmissionAttributes
     if (charge(e, quota, o, delta)) charges.push({ quota, delta });
   }
   if (attrs.dryRun || charges.length === 0) return;
+  const writeStatus = quotas.updateStatus;
+  if (!writeStatus) throw new Error('ResourceQuota admission needs a status writer for resourcequotas');
   for (const { quota, delta } of charges) {
-    if (!quotas.updateStatus) throw new Error('ResourceQuota admission needs a status writer for resourcequotas');
-    // Compare-and-swap against the stored quota: a conflict re-reads it and checks again.
-    await quotas.updateStatus(namespace, quota.metadata.name ?? '', (current) => {
+    // Compare-and-swap against the stored quota, re-checked on every attempt; this replica's
+    // charges of one quota go one at a time (kube's evaluator batches a namespace's work the same way).
+    await serialized(attrs.ctx, `${namespace}/${quota.metadata.name ?? ''}`, () => writeStatus(namespace, quota.metadata.name ?? '', (current) => {
       if (!quotaMatches(e, current, o, now)) return current;
       const used = charge(e, current, o, delta);
       if (!used) return current;
       current.status = { ...obj(current.status), used: resourceListJSON(used) };
       return current;
-    });
+    }));
   }
+}
+
+const queues = new WeakMap<StoreContext, Map<string, Promise<unknown>>>();
+
+/** Runs `fn` after every earlier call for the same key (per server) has settled. */
+async function serialized<T>(ctx: StoreContext, key: string, fn: () => Promise<T>): Promise<T> {
+  let perServer = queues.get(ctx);
+  if (!perServer) queues.set(ctx, (perServer = new Map()));
+  const before = perServer.get(key) ?? Promise.resolve();
+  const run = before.then(fn, fn);
+  const settled = run.catch(() => undefined);
+  perServer.set(key, settled);
+  void settled.then(() => { if (perServer.get(key) === settled) perServer.delete(key); });
+  return run;
 }
 
 /** The plugin for one resource (the evaluator depends on it; attributes do not name it). */
