@@ -80,9 +80,11 @@ export class ServerOperations {
    * `serve` writes the answer (errors included); def is the addressed resource, if known.
    */
   async serve(req: IncomingMessage, res: ServerResponse, url: string, info: RequestInfo, query: URLSearchParams, groups: readonly string[] | undefined,
-    def: ResourceDefinition | undefined, serve: ResourceHandler): Promise<void> {
+    addressed: ResourceDefinition | undefined, serve: ResourceHandler): Promise<void> {
     const start = performance.now();
-    const route = this.requests.route(def, reportedVerbIndex(info, req.headers['content-type']), scopeIndex(info, def), dryRunIndex(url, query));
+    // A subresource the kind lacks has no route in kube, so nothing instruments it.
+    const def = info.subresource && !addressed?.subresources?.some((r) => r.name === info.subresource) ? undefined : addressed;
+    const route = this.requests.route(def, reportedVerbIndex(info, req.headers['content-type']), scopeIndex(info, def), dryRunIndex(url, query), info.subresource);
     if (info.verb === 'watch') return this.serveLongRunning(req, res, info, query, route, def, start, serve);
     const mutating = !isReadOnlyVerb(info.verb);
     let ownTimeoutMs: number;

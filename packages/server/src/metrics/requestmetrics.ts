@@ -133,18 +133,23 @@ export class RequestMetrics {
     for (const f of [this.requestTotal, this.requestDuration, this.requestSli, this.responseSizes, this.longRunning, this.requestTerminations, this.inflight, this.readVsWrite, this.watchEvents, this.watchEventsSizes]) f.register(registry);
   }
 
-  /** def undefined: a request the server refused before knowing its resource (its labels stay empty). */
-  route(def: ResourceDefinition | undefined, verb: number, scope: number, dryRun: number): Route {
+  /**
+   * def undefined: a request the server refused before knowing its resource (its labels stay
+   * empty). `subresource` is labelled only when the kind has it (kube instruments the routes it
+   * installs; the caller leaves others uncounted), so the label's values stay bounded.
+   */
+  route(def: ResourceDefinition | undefined, verb: number, scope: number, dryRun: number, subresource = ''): Route {
     const d = def ?? noResource;
     let byKey = this.routes.get(d);
     if (!byKey) {
       byKey = new Map();
       this.routes.set(d, byKey);
     }
-    const key = (verb * 3 + scope) * 3 + dryRun;
+    const sub = subresource && def?.subresources ? def.subresources.findIndex((r) => r.name === subresource) + 1 : 0;
+    const key = ((sub * verbNames.length + verb) * 3 + scope) * 3 + dryRun;
     let r = byKey.get(key);
     if (!r) {
-      r = new Route(this, [verbNames[verb], dryRunNames[dryRun], def?.group ?? '', def?.version ?? '', def?.resource ?? '', '', scopeNames[scope]]);
+      r = new Route(this, [verbNames[verb], dryRunNames[dryRun], def?.group ?? '', def?.version ?? '', def?.resource ?? '', sub > 0 ? subresource : '', scopeNames[scope]]);
       byKey.set(key, r);
     }
     return r;
