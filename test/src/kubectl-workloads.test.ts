@@ -67,6 +67,8 @@ test('run, job, cronjob, service, secret, role, rolebinding, serviceaccount, quo
   expect(table(k('get', 'rolebinding', 'reader', '-o', 'wide')).header).toEqual(['NAME', 'ROLE', 'AGE', 'USERS', 'GROUPS', 'SERVICEACCOUNTS']);
   expect(k('create', 'serviceaccount', 'builder')).toContain('serviceaccount/builder created');
   expect(k('create', 'quota', 'small', '--hard=pods=10,requests.cpu=2')).toContain('resourcequota/small created');
+  // Enforced, as on kube: pods without a cpu request (the next test's) would be refused while it exists.
+  expect(k('delete', 'quota', 'small')).toContain('resourcequota "small" deleted');
   expect(kubectlOk(s.kubeconfig, ['create', 'priorityclass', 'batch-low', '--value=100'])).toContain('priorityclass.scheduling.k8s.io/batch-low created');
 });
 
