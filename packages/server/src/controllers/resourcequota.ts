@@ -86,9 +86,9 @@ export class ResourceQuotaController {
     if (type !== 'MODIFIED') return;
     // Changes that can lower usage, which admission never gives back.
     if (resource === 'pods') {
-      const pod = o.object;
-      const phase = obj(pod.status).phase;
-      if (phase === 'Succeeded' || phase === 'Failed' || pod.metadata.deletionTimestamp) this.enqueue(namespace);
+      // The pod's field-selector attributes carry its phase: no decoding on the hot path.
+      const phase = o.attrs.fields['status.phase'];
+      if (phase === 'Succeeded' || phase === 'Failed') this.enqueue(namespace);
     } else if (resource === 'services' || resource === 'persistentvolumeclaims') {
       this.enqueue(namespace);
     }
