@@ -132,6 +132,19 @@ describe('quota usage of a namespace', () => {
     expect(await usage(['BestEffort'])).toEqual({ pods: '1', configmaps: '0' });
     expect(await usage(['NotBestEffort', 'NotTerminating'])).toEqual({ pods: '1', configmaps: '0' });
   });
+
+  test('PriorityClass scope selectors: In, NotIn, Exists over the pod\'s priorityClassName', async () => {
+    const o = objects();
+    o.pods[0].spec = { ...(o.pods[0].spec as Json), priorityClassName: 'high' };
+    const c = cluster(o);
+    const hard = { pods: '10' };
+    const usage = async (matchExpressions: Json[]) => resourceListJSON(await calculateUsage('ns', quota('q', hard, undefined, { scopeSelector: { matchExpressions } }), parseResourceList(hard), c.lookup));
+    expect(await usage([{ scopeName: 'PriorityClass', operator: 'In', values: ['high', 'low'] }])).toEqual({ pods: '1' });
+    expect(await usage([{ scopeName: 'PriorityClass', operator: 'NotIn', values: ['high'] }])).toEqual({ pods: '1' });
+    expect(await usage([{ scopeName: 'PriorityClass', operator: 'Exists' }])).toEqual({ pods: '1' });
+    expect(await usage([{ scopeName: 'PriorityClass', operator: 'DoesNotExist' }])).toEqual({ pods: '1' });
+    expect(await usage([{ scopeName: 'PriorityClass', operator: 'In', values: ['low'] }])).toEqual({ pods: '0' });
+  });
 });
 
 describe('ResourceQuota admission', () => {
