@@ -276,9 +276,8 @@ describe('kubernetes-mixin on Windlass /metrics', () => {
     let server: RunningServer | undefined;
     try {
       etcd = await startEtcd();
-      // One process: with several workers each keeps its own metrics and a scrape reads whichever
-      // worker accepted it, so counters would jump between workers (see the report of issue 13).
-      server = await startWindlass(['--storage', 'etcd', '--etcd-servers', etcd.endpoints.join(','), '--workers', '1']);
+      // The default for etcd: a worker per core, whose /metrics is the primary's sum over all of them.
+      server = await startWindlass(['--storage', 'etcd', '--etcd-servers', etcd.endpoints.join(',')]);
       await checkMixin(server);
     } finally {
       await server?.stop();

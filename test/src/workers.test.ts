@@ -223,6 +223,27 @@ describe('windlass start --workers 2 on etcd', () => {
     }
   });
 
+  test('/metrics is the whole server\'s: every worker answers with the sum over both', async () => {
+    const count = (text: string) => {
+      const line = text.split('\n').find((l) => l.startsWith('apiserver_request_total{') && l.includes('resource="secrets"') && l.includes('code="404"') && l.includes('verb="GET"'));
+      return line ? Number(line.split(' ').at(-1)) : 0;
+    };
+    const scrape = async (p: Pinned) => {
+      const r = await p.client.request('GET', '/metrics');
+      expect(r.status).toBe(200);
+      return r.text;
+    };
+    const before = count(await scrape(a[0]!));
+    // 3 requests answered by one worker, 2 by the other.
+    for (const p of [a[0]!, a[0]!, a[0]!, b[0]!, b[0]!]) expect((await p.client.request('GET', '/api/v1/namespaces/default/secrets/nope')).status).toBe(404);
+    for (const p of [a[0]!, b[0]!]) {
+      const text = await scrape(p);
+      expect(count(text) - before).toBe(5);
+      // State both workers see alike is reported once, not summed.
+      expect(text).toMatch(/^kubernetes_build_info\{[^}]*\} 1$/m);
+    }
+  });
+
   test('a compaction through one worker is honoured by the other', async () => {
     const [onA, onB] = [a[0]!.client, b[0]!.client];
     const made = await onA.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'before-compaction' } });

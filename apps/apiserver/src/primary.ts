@@ -12,13 +12,16 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { ServerOptions } from './flags.js';
 import { announce, type Credentials } from './replica.js';
-import { isConfigRequest, isListeningMessage, type ConfigMessage } from './worker.js';
+import { aggregateMetrics, type MetricsJSON } from '@windlass/server';
+import { isConfigRequest, isListeningMessage, isMetricsMessage, type ConfigMessage, type MetricsMessage } from './worker.js';
 
 /** A worker that lived this long counts as healthy: the restart delay starts over. */
 const healthyAfterMs = 30_000;
 const maxRestartDelayMs = 30_000;
 /** Workers still running this long after SIGTERM (beyond their shutdown delay and request timeout) are killed. */
 const stopGraceMs = 30_000;
+/** How long a scrape waits for the workers' metrics. */
+const metricsCollectTimeoutMs = 3_000;
 
 interface WorkerState {
   startedAt: number;
@@ -51,7 +54,40 @@ export async function runPrimary(o: ServerOptions, creds: Credentials): Promise<
     w.on('message', (m: unknown) => {
       if (isConfigRequest(m)) w.send(config);
       else if (isListeningMessage(m)) onListening(w, m.port);
+      else if (isMetricsMessage(m, 'metrics?')) void answerMetrics(w, m.id);
+      else if (isMetricsMessage(m, 'collected')) collecting.get(m.id)?.(w, m.metrics);
     });
+  };
+
+  // A scrape's collection: every listening worker's families, summed. A worker that does not
+  // answer in time (busy, or dying) is left out rather than failing the scrape.
+  let nextCollection = 0;
+  const collecting = new Map<number, (w: Worker, metrics: MetricsJSON) => void>();
+  const answerMetrics = async (asker: Worker, id: number) => {
+    const targets = [...workers].filter(([, s]) => s.listening).map(([w]) => w);
+    const got = new Map<Worker, MetricsJSON>();
+    const collection = nextCollection++;
+    let reply: MetricsMessage;
+    try {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, metricsCollectTimeoutMs);
+        collecting.set(collection, (w, metrics) => {
+          got.set(w, metrics);
+          if (targets.every((t) => got.has(t))) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        const ask: MetricsMessage = { windlass: 'collect', id: collection };
+        for (const w of targets) w.send(ask);
+      });
+      reply = { windlass: 'metrics', id, text: await aggregateMetrics([...got.values()]) };
+    } catch (err) {
+      reply = { windlass: 'metrics', id, error: (err as Error).message };
+    } finally {
+      collecting.delete(collection);
+    }
+    if (asker.isConnected()) asker.send(reply);
   };
 
   const onListening = (w: Worker, workerPort: number) => {

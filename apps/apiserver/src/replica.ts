@@ -75,7 +75,8 @@ export async function credentials(o: ServerOptions): Promise<Credentials> {
   return { tls, ...auth };
 }
 
-export function newAPIServer(o: ServerOptions, storage: Storage, creds: { tls: { cert: string; key: string }; tokens: TokenEntry[] }): APIServer {
+/** `gatherMetrics`: for a worker of several, the whole server's /metrics (from the primary). */
+export function newAPIServer(o: ServerOptions, storage: Storage, creds: { tls: { cert: string; key: string }; tokens: TokenEntry[] }, gatherMetrics?: () => Promise<string>): APIServer {
   return new APIServer({
     storage,
     registryPrefix: o.etcdPrefix,
@@ -90,6 +91,7 @@ export function newAPIServer(o: ServerOptions, storage: Storage, creds: { tls: {
       maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,
       requestTimeoutMs: o.requestTimeoutMs,
       storageSize: () => storageSize(o),
+      gatherMetrics,
     },
   });
 }

@@ -33,6 +33,7 @@ import { kubernetesServiceObject } from './registry/kinds/core/services.js';
 import { servePodSubresource, servesPodSubresource } from './handlers/podsubresources.js';
 import { decodeObjectBody } from './handlers/body.js';
 import { addWarnings, decodeTyped, typedDecoder } from './handlers/typed.js';
+import type { MetricsJSON } from './metrics/endpoint.js';
 import { parseModifyOptions } from './handlers/options.js';
 import { deleteCollection, deleteResource } from './handlers/delete.js';
 import type { RequestScope } from './handlers/scope.js';
@@ -141,6 +142,11 @@ export class APIServer {
       onCompacted: (revision) => this.compacted(revision),
     });
     this.app = this.buildApp();
+  }
+
+  /** This process's /metrics families as JSON, for a `--workers` primary to combine. */
+  metricsJSON(): Promise<MetricsJSON> {
+    return this.operations.metricsJSON();
   }
 
   storeFor(group: string, version: string, resource: string): Store | undefined {

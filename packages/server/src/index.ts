@@ -4,3 +4,4 @@ export { APIRegistry, builtinResources } from './registry/index.js';
 export type { ResourceDefinition, KubeObject } from './registry/types.js';
 export { Store } from './registry/store.js';
 export { serializationStats } from './cacher/stats.js';
+export { aggregateMetrics, type MetricsJSON } from './metrics/endpoint.js';

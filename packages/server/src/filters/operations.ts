@@ -11,7 +11,7 @@ import type { ResourceDefinition } from '../registry/types.js';
 import type { RequestInfo } from '../requestinfo.js';
 import { RequestMetrics, Route, dryRunIndex, isReadOnlyVerb, reportedVerbIndex, scopeIndex, type WatchEventSeries } from '../metrics/requestmetrics.js';
 import { MeteredStorage, StorageMetrics, type CachedResource, type StorageSize } from '../metrics/storagemetrics.js';
-import { metricsRoute } from '../metrics/endpoint.js';
+import { localMetricsJSON, metricsRoute, type MetricsJSON } from '../metrics/endpoint.js';
 import { InflightLimiter, defaultInflightLimits, writeTooManyRequests, type InflightLimits } from './inflight.js';
 import { RequestDeadlines, defaultRequestTimeoutMs, requestTimeoutParam } from './timeout.js';
 import { bodyLength, writeError } from '../respond.js';
@@ -21,6 +21,11 @@ export interface OperationsOptions extends Partial<InflightLimits> {
   requestTimeoutMs?: number;
   /** The store's size on disk, for apiserver_storage_size_bytes. */
   storageSize?: () => Promise<StorageSize[]>;
+  /**
+   * For a worker of several behind one port: the whole server's /metrics text, given this
+   * worker's own (the primary sums every worker's).
+   */
+  gatherMetrics?: () => Promise<string>;
 }
 
 /** The server's resource handler; one function per server, so a request allocates no closure for it. */
@@ -57,7 +62,10 @@ export class ServerOperations {
     this.limiter = new InflightLimiter({ ...defaultInflightLimits, ...definedLimits(opts) }, { readOnly: this.requests.readOnlyInflight, mutating: this.requests.mutatingInflight });
     this.requestTimeoutMs = opts.requestTimeoutMs ?? defaultRequestTimeoutMs;
     this.deadlines = new RequestDeadlines<Route>(this.requestTimeoutMs, (route) => route.terminated(504));
+    this.gatherMetrics = opts.gatherMetrics;
   }
+
+  private readonly gatherMetrics?: () => Promise<string>;
 
   wrapStorage(storage: Storage): Storage {
     return new MeteredStorage(storage, this.storageMetrics);
@@ -68,7 +76,12 @@ export class ServerOperations {
   }
 
   metricsRoute(authenticating: boolean) {
-    return metricsRoute(this.registry, { authenticating });
+    return metricsRoute(this.registry, { authenticating, gather: this.gatherMetrics });
+  }
+
+  /** This process's metrics, for a primary aggregating its workers. */
+  metricsJSON(): Promise<MetricsJSON> {
+    return localMetricsJSON(this.registry);
   }
 
   watchHooks(def: ResourceDefinition): WatchHooks {

@@ -5,7 +5,7 @@
  * system:masters may read them (kube: `get` on the non-resource URLs).
  */
 import { Router, type Request, type Response } from 'express';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { failure } from '@windlass/machinery';
 import { writeError } from '../respond.js';
 import { serverVersion } from '../discovery.js';
@@ -24,7 +24,7 @@ function buildInfo(): Gauge {
     ['major', 'minor', 'git_version', 'git_commit', 'git_tree_state', 'build_date', 'go_version', 'compiler', 'platform']);
   const v = serverVersion;
   g.child(v.major, v.minor, v.gitVersion, v.gitCommit, v.gitTreeState, v.buildDate, v.goVersion, v.compiler, v.platform).set(1);
-  return g;
+  return g.aggregate('first');
 }
 
 /** One per process: the process and runtime figures are the same for every server in it. */
@@ -49,7 +49,28 @@ function slis(): Registry {
   return sliRegistry;
 }
 
-export function metricsRoute(registry: Registry, opts: { authenticating: boolean }): Router {
+/** One process's metrics as prom-client's JSON: what a `--workers` primary sums over its workers. */
+export type MetricsJSON = Array<MetricObjectWithValues<MetricValue<string>>>;
+
+/** This process's /metrics families (the server's and the process's), as JSON. */
+export async function localMetricsJSON(registry: Registry): Promise<MetricsJSON> {
+  return [...(await registry.getMetricsAsJSON()), ...(await processMetrics().getMetricsAsJSON())] as MetricsJSON;
+}
+
+/**
+ * Several processes' metrics as one endpoint's text: each family combined as its aggregator
+ * says (counters and histograms summed; the state every worker sees alike, such as object
+ * counts, taken once).
+ */
+export function aggregateMetrics(perProcess: MetricsJSON[]): Promise<string> {
+  return AggregatorRegistry.aggregate(perProcess).metrics();
+}
+
+/**
+ * `gather`: where /metrics comes from when this process is one of several behind the port
+ * (`--workers`): the primary's sum over every worker, rather than whichever one a scrape reached.
+ */
+export function metricsRoute(registry: Registry, opts: { authenticating: boolean; gather?: () => Promise<string> }): Router {
   const router = Router();
   const allowed = (req: Request, res: Response, path: string): boolean => {
     const user = (req as Request & { user?: { name: string; groups: string[] } }).user;
@@ -66,7 +87,8 @@ export function metricsRoute(registry: Registry, opts: { authenticating: boolean
     (err) => writeError(res, err),
   );
   router.get(metricsPath, (req, res) => {
-    if (allowed(req, res, metricsPath)) void send(res, Promise.all([registry.metrics(), processMetrics().metrics()]));
+    if (!allowed(req, res, metricsPath)) return;
+    void send(res, opts.gather ? opts.gather().then((text) => [text]) : Promise.all([registry.metrics(), processMetrics().metrics()]));
   });
   router.get(slisPath, (req, res) => {
     if (allowed(req, res, slisPath)) void send(res, Promise.all([slis().metrics()]));

@@ -46,11 +46,18 @@ export function goFloat(f: number): string {
 
 abstract class Family<S> {
   protected series: S[] = [];
-  readonly aggregator = 'sum' as const;
+  /** How a `--workers` primary combines the workers' values (prom-client's aggregators). */
+  aggregator: 'sum' | 'max' | 'first' = 'sum';
   abstract readonly type: string;
   /** Sets series values just before a scrape, for values the server already keeps (cache sizes, counters of its own). */
   collect?: () => void | Promise<void>;
   constructor(readonly name: string, readonly help: string, readonly labelNames: readonly string[]) {}
+
+  /** Families whose value every worker sees alike (object counts, versions) are taken once, not summed. */
+  aggregate(how: 'sum' | 'max' | 'first'): this {
+    this.aggregator = how;
+    return this;
+  }
 
   register(registry: Registry): this {
     registry.registerMetric(this as never);

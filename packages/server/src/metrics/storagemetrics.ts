@@ -63,15 +63,15 @@ export class StorageMetrics {
   readonly etcdRequests = new Counter('etcd_requests_total', 'Etcd request counts for each operation and object type.', ['operation', 'group', 'resource']);
   readonly etcdErrors = new Counter('etcd_request_errors_total', 'Etcd failed request counts for each operation and object type.', ['operation', 'group', 'resource']);
   readonly storageEventsReceived = new Counter('apiserver_storage_events_received_total', 'Number of etcd events received split by kind.', ['group', 'resource']);
-  readonly storageObjects = new Gauge('apiserver_storage_objects', 'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.', ['resource']);
-  readonly resourceObjects = new Gauge('apiserver_resource_objects', 'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.', ['group', 'resource']);
-  readonly storageSize = new Gauge('apiserver_storage_size_bytes', 'Size of the storage database file physically allocated in bytes.', ['storage_cluster_id']);
-  readonly dbTotalSize = new Gauge('apiserver_storage_db_total_size_in_bytes', '(Deprecated since 1.28.0) Total size of the storage database file physically allocated in bytes.', ['endpoint']);
+  readonly storageObjects = new Gauge('apiserver_storage_objects', 'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.', ['resource']).aggregate('max');
+  readonly resourceObjects = new Gauge('apiserver_resource_objects', 'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.', ['group', 'resource']).aggregate('max');
+  readonly storageSize = new Gauge('apiserver_storage_size_bytes', 'Size of the storage database file physically allocated in bytes.', ['storage_cluster_id']).aggregate('max');
+  readonly dbTotalSize = new Gauge('apiserver_storage_db_total_size_in_bytes', '(Deprecated since 1.28.0) Total size of the storage database file physically allocated in bytes.', ['endpoint']).aggregate('max');
   readonly initEvents = new Counter('apiserver_init_events_total', 'Counter of init events processed in watch cache broken by resource type.', ['group', 'resource']);
   readonly cacheEventsReceived = new Counter('apiserver_watch_cache_events_received_total', 'Counter of events received in watch cache broken by resource type.', ['group', 'resource']);
   readonly cacheEventsDispatched = new Counter('apiserver_watch_cache_events_dispatched_total', 'Counter of events dispatched in watch cache broken by resource type.', ['group', 'resource']);
   readonly cacheInitializations = new Counter('apiserver_watch_cache_initializations_total', 'Counter of watch cache initializations broken by resource type.', ['group', 'resource']);
-  readonly cacheResourceVersion = new Gauge('apiserver_watch_cache_resource_version', 'Current resource version of watch cache broken by resource type. This is truncated to the 15 least significant digits.', ['group', 'resource']);
+  readonly cacheResourceVersion = new Gauge('apiserver_watch_cache_resource_version', 'Current resource version of watch cache broken by resource type. This is truncated to the 15 least significant digits.', ['group', 'resource']).aggregate('max');
   readonly registeredWatchers = new Gauge('apiserver_registered_watchers', 'Number of currently registered watchers for a given resources', ['group', 'version', 'kind']);
 
   /** apiserver_storage_list_* and apiserver_cache_list_*. */
