@@ -1,4 +1,5 @@
-import { Etcd3, type IKeyValue, type ITxnResponse, KVClient, WatchClient } from 'etcd3';
+import { ExponentialBackoff, handleWhen, noop, retry } from 'cockatiel';
+import { isRecoverableError, Etcd3, type IKeyValue, type ITxnResponse, KVClient, WatchClient } from 'etcd3';
 import { checkKey, checkModRevision, checkValue, checkWatchRevision } from './errors.js';
 import { etcdCall } from './etcd/errors.js';
 import { bytes, toKeyValue } from './etcd/kv.js';
@@ -33,6 +34,17 @@ export interface EtcdStorageOptions {
 const PROBE_KEY = bytes('compact_rev_key');
 
 /** The etcd backend. Create it with EtcdStorage.connect(), which also learns the server version. */
+/**
+ * etcd3 by default re-sends any call that failed with a recoverable error (a connection lost
+ * to a dying member, "request timed out, possibly due to previous leader failure"). For a
+ * transaction that may have been applied, the copy then fails its compare against the first
+ * one's result: a delete answered 404, an update a false 409, for writes that were made
+ * (seen in the fault runs after killing etcd members). So no call is re-sent by the client;
+ * reads, which are safe to repeat, are retried here, and a write that failed that way is
+ * reported as such (kube answers it with a 500 too: its client re-sends only what it never sent).
+ */
+const readRetry = retry(handleWhen(isRecoverableError), { maxAttempts: 3, backoff: new ExponentialBackoff({ initialDelay: 20, maxDelay: 500 }) });
+
 export class EtcdStorage implements Storage {
   readonly name = 'etcd';
   /** The version of the member that answered the status request at connect(). */
@@ -53,7 +65,7 @@ export class EtcdStorage implements Storage {
     if (!opts.endpoints?.length) throw new StorageError('InvalidArgument', 'etcd needs at least one endpoint');
     // gRPC's default 4 MiB receive limit is hit by large ranges (10k+ objects); etcd's own
     // request limit is what bounds writes, so reads may be as large as the data.
-    this.client = new Etcd3({ hosts: opts.endpoints, grpcOptions: { 'grpc.max_receive_message_length': -1 } });
+    this.client = new Etcd3({ hosts: opts.endpoints, grpcOptions: { 'grpc.max_receive_message_length': -1 }, faultHandling: { global: noop } });
     this.kv = this.client.kv;
     this.watchClient = this.client.watchClient;
     this.progressIntervalMs = opts.progressIntervalMs ?? 5000;
@@ -93,13 +105,13 @@ export class EtcdStorage implements Storage {
     const revision = opts.revision && opts.revision > 0 ? opts.revision : 0;
     const res = await etcdCall(
       () =>
-        this.kv.range({
+        readRetry.execute(() => this.kv.range({
           key: bytes(r.start),
           range_end: r.end === undefined ? undefined : bytes(r.end),
           revision,
           limit: opts.limit && opts.limit > 0 ? opts.limit : 0,
           count_only: !!opts.countOnly,
-        }),
+        })),
       revision,
     );
     return {
@@ -173,7 +185,7 @@ export class EtcdStorage implements Storage {
   /** A linearizable read of any key: its header carries the store revision. */
   async currentRevision(): Promise<number> {
     this.checkOpen();
-    const res = await etcdCall(() => this.kv.range({ key: PROBE_KEY, count_only: true }));
+    const res = await etcdCall(() => readRetry.execute(() => this.kv.range({ key: PROBE_KEY, count_only: true })));
     return Number(res.header.revision);
   }
 
@@ -208,7 +220,7 @@ export class EtcdStorage implements Storage {
 
   private async readableAt(revision: number): Promise<boolean> {
     try {
-      await etcdCall(() => this.kv.range({ key: PROBE_KEY, revision, count_only: true }), revision);
+      await etcdCall(() => readRetry.execute(() => this.kv.range({ key: PROBE_KEY, revision, count_only: true })), revision);
       return true;
     } catch (err) {
       if (err instanceof StorageError && err.code === 'Compacted') return false;

@@ -414,8 +414,7 @@ export class Store {
         const written = await this.storage.update(key, bytes, kv.modRevision);
         return this.written(key, written.modRevision, next, bytes);
       } catch (err) {
-        const own = ownWrite(err, 'Conflict', bytes);
-        if (own) return this.written(key, own.modRevision, next, bytes);
+        // Another writer's result, even one equal to ours, means ours was not made: compute again.
         kv = await this.reread(err, key);
         fromCache = false;
       }
@@ -630,12 +629,12 @@ export class Store {
 }
 
 /**
- * The etcd client re-sends a transaction whose answer was lost with a connection; when the
- * first one was applied, the second fails its compare against our own write. A failure whose
- * current value is exactly the bytes this write stored (a create's carry a fresh uid) is
- * that write's success.
+ * A store client that re-sends a create whose answer was lost with a connection gets KeyExists
+ * against its own first attempt. A create's bytes carry a fresh uid, so a current value equal
+ * to them is that create's success. (Updates have no such mark: two writers can store equal
+ * bytes, so an update's conflict is always another write; the etcd client re-sends nothing.)
  */
-function ownWrite(err: unknown, code: 'KeyExists' | 'Conflict', stored: Buffer): KeyValue | undefined {
+function ownWrite(err: unknown, code: 'KeyExists', stored: Buffer): KeyValue | undefined {
   if (!isStorageError(err, code)) return undefined;
   const current = err.details.current;
   return current && current.value.equals(stored) ? current : undefined;
