@@ -45,6 +45,13 @@ const PROBE_KEY = bytes('compact_rev_key');
  */
 const readRetry = retry(handleWhen(isRecoverableError), { maxAttempts: 3, backoff: new ExponentialBackoff({ initialDelay: 20, maxDelay: 500 }) });
 
+/**
+ * A transaction is re-sent only when it never left: grpc-js had no connection to send it on
+ * (the member is down), so another member may take it.
+ */
+const neverSent = (err: Error) => isRecoverableError(err) && /No connection established|ECONNREFUSED/.test(err.message);
+const writeRetry = retry(handleWhen(neverSent), { maxAttempts: 3, backoff: new ExponentialBackoff({ initialDelay: 20, maxDelay: 500 }) });
+
 export class EtcdStorage implements Storage {
   readonly name = 'etcd';
   /** The version of the member that answered the status request at connect(). */
@@ -237,7 +244,7 @@ export class EtcdStorage implements Storage {
 
   private async txn(req: Parameters<KVClient['txn']>[0]): Promise<ITxnResponse> {
     this.checkOpen();
-    return etcdCall(() => this.kv.txn(req));
+    return etcdCall(() => writeRetry.execute(() => this.kv.txn(req)));
   }
 
   private checkOpen(): void {
