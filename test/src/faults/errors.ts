@@ -19,6 +19,11 @@
  *   not a retryable reason, but what kube-apiserver answers too when the etcd leader dies
  *   (a 500 with etcd's message: kubernetes/kubernetes#112152, open). A write answered so may
  *   or may not have been committed; the writer retries and resolves it as after a reset.
+ * - 500 carrying a lost etcd call ("etcd unavailable: … UNAVAILABLE: read ECONNRESET", the
+ *   connection to a dying member cut while the call was out): kube-apiserver answers the same
+ *   500 (its etcd client re-sends a write only when it never left, isSafeRetryMutableRPC), and
+ *   so does Windlass since it stopped re-sending such writes (a re-sent write that had been
+ *   applied came back as a false 404/409). Ambiguous, so resolved as after a reset.
  * - 410 Gone on a watch (status or ERROR event): the resourceVersion left the watch cache's
  *   window; client-go's reflector lists again and watches from the list.
  * - 409 AlreadyExists / Conflict and 404 NotFound, only when they answer a client's retry of
@@ -51,7 +56,7 @@ export function classifyError(err: unknown): Classified {
   return { kind: `error: ${msg.slice(0, 120)}`, retryable: false };
 }
 
-const etcdLeaderChange = /etcdserver: (request timed out(, possibly due to previous leader failure)?|leader changed|no leader)/;
+const etcdCallLost = /etcdserver: (request timed out(, possibly due to previous leader failure)?|leader changed|no leader)|etcd unavailable: .*UNAVAILABLE/;
 
 const retryableStatus: Record<number, string[]> = {
   429: ['TooManyRequests'],
@@ -64,8 +69,8 @@ const retryableStatus: Record<number, string[]> = {
 export function classifyStatus(status: number, body: any): Classified {
   const reason = typeof body === 'object' && body ? String(body.reason ?? '') : '';
   const kind = `${status} ${reason || '(no reason)'}`;
-  const leaderChange = status === 500 ? etcdLeaderChange.exec(String(body?.message ?? '')) : null;
-  if (leaderChange) return { kind: `${kind}: ${leaderChange[0]}`, retryable: true };
+  const lost = status === 500 ? etcdCallLost.exec(String(body?.message ?? '')) : null;
+  if (lost) return { kind: `${kind}: ${lost[0]}`, retryable: true };
   return { kind, retryable: (retryableStatus[status] ?? []).includes(reason) };
 }
 
