@@ -34,6 +34,7 @@ export function isUnavailable(err: Error): boolean {
     err instanceof GRPCCancelledError ||
     err instanceof ClientClosedError ||
     err.name === 'BrokenCircuitError' ||
+    (err as { isBrokenCircuitError?: boolean }).isBrokenCircuitError === true ||
     err.name === 'TaskCancelledError' ||
     isRecoverableError(err)
   );
