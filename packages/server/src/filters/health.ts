@@ -4,6 +4,8 @@
  * `[-]name failed: reason withheld` and 500 when one fails, and /readyz/<name> for one check.
  */
 import { Router, type Request, type Response } from 'express';
+import { sliMetrics } from '../metrics/endpoint.js';
+import type { HealthcheckType } from '../metrics/slis.js';
 
 export interface HealthCheck {
   name: string;
@@ -30,7 +32,7 @@ async function failed(c: HealthCheck): Promise<Error | null> {
   }
 }
 
-async function serveRoot(name: string, checks: HealthCheck[], req: Request, res: Response): Promise<void> {
+async function serveRoot(name: HealthcheckType, checks: HealthCheck[], req: Request, res: Response): Promise<void> {
   const excluded = new Set(queryList(req.query.exclude));
   let out = '';
   let anyFailed = false;
@@ -41,6 +43,8 @@ async function serveRoot(name: string, checks: HealthCheck[], req: Request, res:
       return;
     }
     const err = results[i];
+    // kube's healthz handler records each check it ran (kubernetes_healthcheck{,s_total} on /metrics/slis).
+    sliMetrics.observe(c.name, name, !err);
     if (err) {
       anyFailed = true;
       out += `[-]${c.name} failed: reason withheld\n`;
@@ -54,9 +58,9 @@ async function serveRoot(name: string, checks: HealthCheck[], req: Request, res:
 }
 
 /** Routes for each endpoint name (healthz, livez, readyz) and its checks, in kube's order. */
-export function healthRoutes(endpoints: Record<string, () => HealthCheck[]>): Router {
+export function healthRoutes(endpoints: Partial<Record<HealthcheckType, () => HealthCheck[]>>): Router {
   const router = Router();
-  for (const [name, checks] of Object.entries(endpoints)) {
+  for (const [name, checks] of Object.entries(endpoints) as Array<[HealthcheckType, () => HealthCheck[]]>) {
     router.get(`/${name}`, (req, res) => void serveRoot(name, checks(), req, res));
     router.get(`/${name}/*check`, (req, res, next) => {
       const checkName = (req.params as { check: string[] }).check.join('/');

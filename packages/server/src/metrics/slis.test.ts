@@ -30,9 +30,16 @@ test('a health check result sets the gauge and counts by status, as ObserveHealt
 test('/metrics/slis answers 200 in the text format; /metrics carries kubernetes_build_info as /version', async () => {
   const t = await startTestServer({ storage: new EmbeddedStorage({ path: ':memory:' }) });
   try {
+    const before = await t.call('GET', '/metrics/slis');
+    const counted = (text: string) => value(text, 'kubernetes_healthchecks_total', { name: 'etcd', type: 'readyz', status: 'success' }) ?? 0;
+    // Each run of /readyz records every check it ran, as kube's healthz handler does.
+    expect((await t.call('GET', '/readyz')).status).toBe(200);
+    expect((await t.call('GET', '/readyz?exclude=etcd')).status).toBe(200);
     const slis = await t.call('GET', '/metrics/slis');
     expect(slis.status).toBe(200);
     expect(slis.text).toContain('# TYPE kubernetes_healthcheck gauge');
+    expect(counted(slis.text) - counted(before.text)).toBe(1);
+    expect(value(slis.text, 'kubernetes_healthcheck', { name: 'etcd', type: 'readyz' })).toBe(1);
     const metrics = await t.call('GET', '/metrics');
     const version = JSON.parse((await t.call('GET', '/version')).text) as Record<string, string>;
     const info = samples(metrics.text, 'kubernetes_build_info');
