@@ -171,11 +171,16 @@ test('kubectl and a resuming watch through the balancer survive killing a replic
     while (writing) {
       const name = `cm-${n++}`;
       const data = { n: `${n}-${Math.random()}` };
-      const r = await call('POST', path, { metadata: { name }, data });
+      let r = await call('POST', path, { metadata: { name }, data });
+      // An etcd call lost with its connection (the member died) is a 500, as kube-apiserver answers
+      // it: the create may or may not have been applied, so the client sends it again.
+      for (let attempt = 0; r.status === 500 && /etcd unavailable/.test(r.body?.message ?? '') && attempt < 20; attempt++) {
+        await new Promise((done) => setTimeout(done, 100));
+        r = await call('POST', path, { metadata: { name }, data });
+      }
       if (r.status === 409 && r.body?.reason === 'AlreadyExists') {
-        // Applied, but answered AlreadyExists: either our retry after a lost answer, or the etcd
-        // client's own retry of the transaction on another member when the one it used died.
-        // The object must then be ours.
+        // Applied, but answered AlreadyExists: our retry after a lost answer (a reset connection or
+        // the 500 above). The object must then be ours.
         const got = await call('GET', `${path}/${name}`);
         expect(got.status).toBe(200);
         expect(got.body.data).toEqual(data);
