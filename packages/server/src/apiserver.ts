@@ -203,7 +203,11 @@ export class APIServer {
     app.use(compactRoute(this.compactor, { authenticating: this.opts.authenticator !== undefined }));
     app.use(identityRoute());
     app.use(this.operations.metricsRoute(this.opts.authenticator !== undefined));
-    app.use(healthRoutes({ healthz: () => this.healthChecks('healthz'), livez: () => this.healthChecks('livez'), readyz: () => this.healthChecks('readyz') }));
+    app.use(healthRoutes(
+      { healthz: () => this.healthChecks('healthz'), livez: () => this.healthChecks('livez'), readyz: () => this.healthChecks('readyz') },
+      // kube's InstallPathHandler instruments each root check path with an empty component.
+      (path, code, seconds, bytes) => this.operations.requests.nonResourceRoute(path, '').observe(code, seconds, bytes),
+    ));
     app.get(['/version', '/version/'], (req, res) => writeObject(res, 200, serverVersion, { mediaType: 'application/json', pretty: true }));
     app.use(openAPIRoutes(this.registry));
     app.use((req, res) => this.serveNonResource(req, res));

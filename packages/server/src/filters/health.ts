@@ -23,6 +23,9 @@ function plain(res: Response, code: number, body: string): void {
   res.end(body);
 }
 
+/** Records one answer of a root health endpoint (kube instruments /healthz, /livez and /readyz). */
+export type HealthObserver = (path: string, code: number, seconds: number, bodyBytes: number) => void;
+
 async function failed(c: HealthCheck): Promise<Error | null> {
   try {
     await c.check();
@@ -32,7 +35,12 @@ async function failed(c: HealthCheck): Promise<Error | null> {
   }
 }
 
-async function serveRoot(name: HealthcheckType, checks: HealthCheck[], req: Request, res: Response): Promise<void> {
+async function serveRoot(name: HealthcheckType, checks: HealthCheck[], req: Request, res: Response, observe?: HealthObserver): Promise<void> {
+  const start = performance.now();
+  const answer = (code: number, body: string) => {
+    plain(res, code, body);
+    observe?.(`/${name}`, code, (performance.now() - start) / 1000, Buffer.byteLength(body));
+  };
   const excluded = new Set(queryList(req.query.exclude));
   let out = '';
   let anyFailed = false;
@@ -52,16 +60,16 @@ async function serveRoot(name: HealthcheckType, checks: HealthCheck[], req: Requ
   });
   if (excluded.size > 0) out += `warn: some health checks cannot be excluded: no matches for ${[...excluded].sort().map((e) => `"${e}"`).join(',')}\n`;
   // kube is always verbose on failure (http.Error adds the newline).
-  if (anyFailed) return plain(res, 500, `${out}${name} check failed\n`);
-  if (req.query.verbose === undefined) return plain(res, 200, 'ok');
-  plain(res, 200, `${out}${name} check passed\n`);
+  if (anyFailed) return answer(500, `${out}${name} check failed\n`);
+  if (req.query.verbose === undefined) return answer(200, 'ok');
+  answer(200, `${out}${name} check passed\n`);
 }
 
 /** Routes for each endpoint name (healthz, livez, readyz) and its checks, in kube's order. */
-export function healthRoutes(endpoints: Partial<Record<HealthcheckType, () => HealthCheck[]>>): Router {
+export function healthRoutes(endpoints: Partial<Record<HealthcheckType, () => HealthCheck[]>>, observe?: HealthObserver): Router {
   const router = Router();
   for (const [name, checks] of Object.entries(endpoints) as Array<[HealthcheckType, () => HealthCheck[]]>) {
-    router.get(`/${name}`, (req, res) => void serveRoot(name, checks(), req, res));
+    router.get(`/${name}`, (req, res) => void serveRoot(name, checks(), req, res, observe));
     router.get(`/${name}/*check`, (req, res, next) => {
       const checkName = (req.params as { check: string[] }).check.join('/');
       const c = checks().find((x) => x.name === checkName);

@@ -63,18 +63,19 @@ export class Route {
   readonly sizes?: HistogramSeries;
   private longRunningSeries?: GaugeSeries;
 
-  constructor(private readonly m: RequestMetrics, private readonly labels: readonly string[]) {
+  /** `comp`: the component label (kube leaves it empty on the health endpoints it instruments). */
+  constructor(private readonly m: RequestMetrics, private readonly labels: readonly string[], private readonly comp: string = component) {
     const [verb, dryRun, group, version, resource, subresource, scope] = labels;
-    this.duration = m.requestDuration.child(verb, dryRun, group, version, resource, subresource, scope, component);
-    this.sli = m.requestSli.child(verb, group, version, resource, subresource, scope, component);
-    if (verb === 'GET' || verb === 'LIST') this.sizes = m.responseSizes.child(verb, group, version, resource, subresource, scope, component);
+    this.duration = m.requestDuration.child(verb, dryRun, group, version, resource, subresource, scope, this.comp);
+    this.sli = m.requestSli.child(verb, group, version, resource, subresource, scope, this.comp);
+    if (verb === 'GET' || verb === 'LIST') this.sizes = m.responseSizes.child(verb, group, version, resource, subresource, scope, this.comp);
   }
 
   count(code: number): CounterSeries {
     let s = this.codes.get(code);
     if (!s) {
       const [verb, dryRun, group, version, resource, subresource, scope] = this.labels;
-      s = this.m.requestTotal.child(verb, dryRun, group, version, resource, subresource, scope, component, String(code));
+      s = this.m.requestTotal.child(verb, dryRun, group, version, resource, subresource, scope, this.comp, String(code));
       this.codes.set(code, s);
     }
     return s;
@@ -94,7 +95,7 @@ export class Route {
     let s = this.terminationCodes.get(code);
     if (!s) {
       const [verb, , group, version, resource, subresource, scope] = this.labels;
-      s = this.m.requestTerminations.child(verb, group, version, resource, subresource, scope, component, String(code));
+      s = this.m.requestTerminations.child(verb, group, version, resource, subresource, scope, this.comp, String(code));
       this.terminationCodes.set(code, s);
     }
     s.inc();
@@ -103,7 +104,7 @@ export class Route {
   get longRunning(): GaugeSeries {
     if (!this.longRunningSeries) {
       const [verb, , group, version, resource, subresource, scope] = this.labels;
-      this.longRunningSeries = this.m.longRunning.child(verb, group, version, resource, subresource, scope, component);
+      this.longRunningSeries = this.m.longRunning.child(verb, group, version, resource, subresource, scope, this.comp);
     }
     return this.longRunningSeries;
   }
@@ -152,6 +153,19 @@ export class RequestMetrics {
       r = new Route(this, [verbNames[verb], dryRunNames[dryRun], def?.group ?? '', def?.version ?? '', def?.resource ?? '', sub > 0 ? subresource : '', scopeNames[scope]]);
       byKey.set(key, r);
     }
+    return r;
+  }
+
+  private readonly nonResource = new Map<string, Route>();
+
+  /**
+   * A non-resource endpoint kube instruments (the health endpoints: verb GET, the path as the
+   * subresource, every other label empty, component empty). Paths are the server's own, so bounded.
+   */
+  nonResourceRoute(path: string, comp: string): Route {
+    const key = `${comp} ${path}`;
+    let r = this.nonResource.get(key);
+    if (!r) this.nonResource.set(key, (r = new Route(this, ['GET', '', '', '', '', path, ''], comp)));
     return r;
   }
 

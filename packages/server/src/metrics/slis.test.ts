@@ -40,6 +40,10 @@ test('/metrics/slis answers 200 in the text format; /metrics carries kubernetes_
     expect(slis.text).toContain('# TYPE kubernetes_healthcheck gauge');
     expect(counted(slis.text) - counted(before.text)).toBe(1);
     expect(value(slis.text, 'kubernetes_healthcheck', { name: 'etcd', type: 'readyz' })).toBe(1);
+    // kube instruments the root health paths: GET, the path as subresource, empty component and scope.
+    const requests = (await t.call('GET', '/metrics')).text;
+    expect(value(requests, 'apiserver_request_total', { verb: 'GET', dry_run: '', group: '', version: '', resource: '', subresource: '/readyz', scope: '', component: '', code: '200' })).toBe(2);
+    expect(value(requests, 'apiserver_request_duration_seconds_count', { verb: 'GET', dry_run: '', group: '', version: '', resource: '', subresource: '/readyz', scope: '', component: '' })).toBe(2);
     const metrics = await t.call('GET', '/metrics');
     const version = JSON.parse((await t.call('GET', '/version')).text) as Record<string, string>;
     const info = samples(metrics.text, 'kubernetes_build_info');
