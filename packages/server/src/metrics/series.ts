@@ -44,6 +44,22 @@ export function goFloat(f: number): string {
   return String(f);
 }
 
+/** A histogram's series as the text format lists them: cumulative buckets, then _sum and _count. */
+function histogramSamples(name: string, le: readonly string[], series: ReadonlyArray<{ labels: Labels; counts: ArrayLike<number>; sum: number; count: number }>): Sample[] {
+  const values: Sample[] = [];
+  const bucketName = `${name}_bucket`;
+  for (const s of series) {
+    let acc = 0;
+    for (let i = 0; i < le.length; i++) {
+      acc += s.counts[i];
+      values.push({ labels: { ...s.labels, le: le[i] }, value: acc, metricName: bucketName });
+    }
+    values.push({ labels: s.labels, value: s.sum, metricName: `${name}_sum` });
+    values.push({ labels: s.labels, value: s.count, metricName: `${name}_count` });
+  }
+  return values;
+}
+
 abstract class Family<S> {
   protected series: S[] = [];
   /** How a `--workers` primary combines the workers' values (prom-client's aggregators). */
@@ -147,18 +163,7 @@ export class Histogram extends Family<HistogramSeries> {
   }
   async get(): Promise<Exposed> {
     await this.collect?.();
-    const values: Sample[] = [];
-    const bucketName = `${this.name}_bucket`;
-    for (const s of this.series) {
-      let acc = 0;
-      for (let i = 0; i < this.le.length; i++) {
-        acc += s.counts[i];
-        values.push({ labels: { ...s.labels, le: this.le[i] }, value: acc, metricName: bucketName });
-      }
-      values.push({ labels: s.labels, value: s.sum, metricName: `${this.name}_sum` });
-      values.push({ labels: s.labels, value: s.count, metricName: `${this.name}_count` });
-    }
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: histogramSamples(this.name, this.le, this.series) };
   }
 }
 
@@ -238,19 +243,8 @@ export class TimingRatioHistogram extends Family<TimingRatioSeries> {
   }
   async get(): Promise<Exposed> {
     await this.collect?.();
-    const values: Sample[] = [];
-    const bucketName = `${this.name}_bucket`;
-    for (const s of this.series) {
-      // As kube's Write: the time since the last change counts before the figures are read.
-      s.advance();
-      let acc = 0;
-      for (let i = 0; i < this.le.length; i++) {
-        acc += s.counts[i];
-        values.push({ labels: { ...s.labels, le: this.le[i] }, value: acc, metricName: bucketName });
-      }
-      values.push({ labels: s.labels, value: s.sum, metricName: `${this.name}_sum` });
-      values.push({ labels: s.labels, value: s.count, metricName: `${this.name}_count` });
-    }
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+    // As kube's Write: the time since the last change counts before the figures are read.
+    for (const s of this.series) s.advance();
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: histogramSamples(this.name, this.le, this.series) };
   }
 }
