@@ -15,7 +15,7 @@ import { parseResourceVersion, type ListOptions } from './listoptions.js';
 import { carryUpdateMetadata, ensureNamespaceMatches, fillCreateMetadata, generateName, nowTimestamp } from './objectmeta.js';
 import { waitForRevision } from './freshness.js';
 import { objectAttrs, objectMatcher, type ObjectMatcher } from './matcher.js';
-import type { AdmissionOperation, KubeObject, ResourceDefinition, StoreContext, UserInfo } from './types.js';
+import type { AdmissionOperation, FinishWrite, KubeObject, ResourceDefinition, StoreContext, UserInfo } from './types.js';
 import { CachedObject, type AttrsFunc } from '../cacher/cachedobject.js';
 import type { Cacher } from '../cacher/cacher.js';
 import { pageFromTree } from '../cacher/listing.js';
@@ -58,6 +58,7 @@ export interface ListResult {
 /** Checks run before an object is created (admission), e.g. that its namespace exists. */
 export type CreateAdmission = (store: Store, obj: KubeObject) => Promise<void>;
 
+const finishNothing: FinishWrite = async () => {};
 const maxGenerateNameAttempts = 8;
 const maxUpdateAttempts = 20;
 
@@ -319,6 +320,25 @@ export class Store {
     if (generated) obj.metadata.name = generateName(obj.metadata.generateName!);
     for (const admit of this.createAdmission) await admit(this, obj);
     await this.admit('mutate', 'CREATE', obj, undefined, opts);
+    const finish = await this.begin(opts, (ctx) => this.kind.beginCreate?.(obj, ctx, opts.dryRun));
+    try {
+      const created = await this.createBegun(obj, opts, generated);
+      await finish(true);
+      return created;
+    } catch (err) {
+      await finish(false);
+      throw err;
+    }
+  }
+
+  /** A beginCreate/beginUpdate hook's FinishWrite, or one doing nothing (no hook, a subresource, a raw write). */
+  private async begin(opts: WriteOptions, hook: (ctx: StoreContext) => Promise<FinishWrite> | undefined): Promise<FinishWrite> {
+    if (opts.raw || opts.subresource || !this.ctx) return finishNothing;
+    return (await hook(this.ctx)) ?? finishNothing;
+  }
+
+  private async createBegun(obj: KubeObject, opts: WriteOptions, generated: boolean): Promise<CachedObject> {
+    const s = this.kind.strategy;
     // Status is the server's to write: a create starts from none (kube's PrepareForCreate resets it; kinds set their initial status).
     if (this.hasStatus) delete obj.status;
     s.prepareForCreate?.(obj);
@@ -372,9 +392,11 @@ export class Store {
       if (!kv) throw newNotFound(this.gr, name);
       const current = decodeKeyValue(kv);
       let next: KubeObject;
+      let finish = finishNothing;
       try {
         const desired = await tryUpdate(this.fromStorage(decodeKeyValue(kv)));
-        next = opts.raw ? desired : await this.prepareUpdate(desired, current, opts);
+        if (opts.raw) next = desired;
+        else ({ obj: next, finish } = await this.prepareUpdate(desired, current, opts));
       } catch (err) {
         // A precondition or check that failed on the cache's copy is asked again of the store's,
         // unless no newer copy could pass it.
@@ -383,40 +405,55 @@ export class Store {
         fromCache = false;
         continue;
       }
-      const bytes = encodeForStorage(next);
-      // A no-op write keeps the resourceVersion and produces no watch event. Against the cache's
-      // copy it proves nothing: that copy may predate a write already acknowledged, so the store's
-      // is read and the update computed again, unless it is the same revision (kube's GuaranteedUpdate).
-      if (bytes.equals(kv.value)) {
-        if (fromCache) {
-          const latest = await this.storage.get(key);
-          fromCache = false;
-          if (latest?.modRevision !== kv.modRevision) {
-            kv = latest;
+      // This attempt's beginUpdate is finished as stored only when its object is: a retry (after
+      // a conflict) or an error gives back what it took and keeps what it would have given up.
+      let stored = false;
+      try {
+        const bytes = encodeForStorage(next);
+        // A no-op write keeps the resourceVersion and produces no watch event. Against the cache's
+        // copy it proves nothing: that copy may predate a write already acknowledged, so the store's
+        // is read and the update computed again, unless it is the same revision (kube's GuaranteedUpdate).
+        if (bytes.equals(kv.value)) {
+          if (fromCache) {
+            const latest = await this.storage.get(key);
+            fromCache = false;
+            if (latest?.modRevision !== kv.modRevision) {
+              kv = latest;
+              continue;
+            }
+          }
+          stored = true;
+          return CachedObject.fromStored(key, kv.modRevision, kv.value, this.attrsOf);
+        }
+        if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0 && this.mayRemoveOnUpdate(next)) {
+          // As kube's deleteWithoutFinalizers: the update's own allocations go back (stored stays
+          // false) and the removed object's are released by the kind's afterDelete.
+          if (opts.dryRun) return CachedObject.fromObject(key, kv.modRevision, next, this.attrsOf);
+          try {
+            await this.storage.delete(key, kv.modRevision);
+          } catch (err) {
+            kv = await this.reread(err, key);
+            fromCache = false;
             continue;
           }
-        }
-        return CachedObject.fromStored(key, kv.modRevision, kv.value, this.attrsOf);
-      }
-      if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0 && this.mayRemoveOnUpdate(next)) {
-        if (opts.dryRun) return CachedObject.fromObject(key, kv.modRevision, next, this.attrsOf);
-        try {
-          await this.storage.delete(key, kv.modRevision);
+          if (this.kind.afterDelete && this.ctx) await this.kind.afterDelete(current, this.ctx);
           return CachedObject.fromObject(key, kv.modRevision, next, this.attrsOf);
+        }
+        if (opts.dryRun) {
+          stored = true;
+          return CachedObject.fromObject(key, kv.modRevision, next, this.attrsOf);
+        }
+        try {
+          const written = await this.storage.update(key, bytes, kv.modRevision);
+          stored = true;
+          return this.written(key, written.modRevision, next, bytes);
         } catch (err) {
+          // Another writer's result, even one equal to ours, means ours was not made: compute again.
           kv = await this.reread(err, key);
           fromCache = false;
-          continue;
         }
-      }
-      if (opts.dryRun) return CachedObject.fromObject(key, kv.modRevision, next, this.attrsOf);
-      try {
-        const written = await this.storage.update(key, bytes, kv.modRevision);
-        return this.written(key, written.modRevision, next, bytes);
-      } catch (err) {
-        // Another writer's result, even one equal to ours, means ours was not made: compute again.
-        kv = await this.reread(err, key);
-        fromCache = false;
+      } finally {
+        await finish(stored);
       }
     }
     throw newConflict(this.gr, name, OptimisticLockErrorMsg);
@@ -433,7 +470,8 @@ export class Store {
     return !this.def.pendingFinalization?.(obj);
   }
 
-  private async prepareUpdate(body: KubeObject, current: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+  /** The object an update attempt writes, and the end of what its beginUpdate hook began. */
+  private async prepareUpdate(body: KubeObject, current: KubeObject, opts: WriteOptions): Promise<{ obj: KubeObject; finish: FinishWrite }> {
     this.def.strategy.defaults?.(body);
     const desired = this.toStorage(body);
     const s = this.kind.strategy;
@@ -457,15 +495,21 @@ export class Store {
     carryUpdateMetadata(desired, current, this.kind.generation === true, specChanged);
     if (!sub) s.prepareForUpdate?.(desired, current);
     await this.admit('mutate', 'UPDATE', desired, current, opts);
-    // The write is conditional on the current revision; the stored form drops it again.
-    desired.metadata.resourceVersion = current.metadata.resourceVersion;
-    const kindErrs = sub ? (subStrategy?.validateUpdate?.(desired, current) ?? []) : (s.validateUpdate?.(desired, current) ?? []);
-    this.validateOrThrow(name, [...validateObjectMetaUpdate(desired.metadata, current.metadata), ...validateObjectMeta(desired.metadata, { namespaced: this.def.namespaced, nameValidator: s.nameValidator }), ...kindErrs]);
-    const warnings = sub ? subStrategy?.warningsOnUpdate : s.warningsOnUpdate?.bind(s);
-    if (warnings) opts.warnings?.push(...warnings(desired, current));
-    await this.admit('validate', 'UPDATE', desired, current, opts);
-    (await this.goEncoder())?.(desired);
-    return desired;
+    const finish = await this.begin(opts, (ctx) => this.kind.beginUpdate?.(desired, current, ctx, opts.dryRun));
+    try {
+      // The write is conditional on the current revision; the stored form drops it again.
+      desired.metadata.resourceVersion = current.metadata.resourceVersion;
+      const kindErrs = sub ? (subStrategy?.validateUpdate?.(desired, current) ?? []) : (s.validateUpdate?.(desired, current) ?? []);
+      this.validateOrThrow(name, [...validateObjectMetaUpdate(desired.metadata, current.metadata), ...validateObjectMeta(desired.metadata, { namespaced: this.def.namespaced, nameValidator: s.nameValidator }), ...kindErrs]);
+      const warnings = sub ? subStrategy?.warningsOnUpdate : s.warningsOnUpdate?.bind(s);
+      if (warnings) opts.warnings?.push(...warnings(desired, current));
+      await this.admit('validate', 'UPDATE', desired, current, opts);
+      (await this.goEncoder())?.(desired);
+    } catch (err) {
+      await finish(false);
+      throw err;
+    }
+    return { obj: desired, finish };
   }
 
   private goEncoding?: GoEncoder | null;

@@ -112,6 +112,15 @@ export interface AdmissionAttributes {
   warn(message: string): void;
 }
 
+/**
+ * The end of a write a beginCreate/beginUpdate hook took part in, called exactly once: with true
+ * after the object was stored (or the dry run answered), with false when the write failed, so
+ * what the hook took is given back. Unlike kube, whose update finishes before its
+ * compare-and-swap, an update attempt finishes only once its write is stored: what it gives up
+ * is released only then.
+ */
+export type FinishWrite = (stored: boolean) => Promise<void>;
+
 export interface ServiceRanges {
   /** IPv4 CIDR, e.g. `10.96.0.0/12`. */
   clusterIPRange: string;
@@ -266,6 +275,14 @@ export interface ResourceDefinition {
   review?(obj: KubeObject, ctx: ReviewContext): Promise<KubeObject>;
   /** Runs after an object was removed from storage (releasing a Service's ClusterIP and node ports). */
   afterDelete?(obj: KubeObject, ctx: StoreContext): Promise<void>;
+  /**
+   * kube's BeginCreate, on creates of the main resource: after mutating admission, before the
+   * strategy. What it takes (a Service's ClusterIPs and node ports) is tied to the write by the
+   * answered FinishWrite.
+   */
+  beginCreate?(obj: KubeObject, ctx: StoreContext, dryRun: boolean): Promise<FinishWrite>;
+  /** kube's BeginUpdate, on every attempt of an update of the main resource, at the same point. */
+  beginUpdate?(obj: KubeObject, old: KubeObject, ctx: StoreContext, dryRun: boolean): Promise<FinishWrite>;
   /** For kinds with a `scale` subresource. */
   scale?: ScaleDefinition;
   /** Admission plugins run on every create and update of this kind, in order. */

@@ -3,8 +3,9 @@
  * (pkg/registry/core/service/storage: alloc.go and the BeginCreate/BeginUpdate/AfterDelete
  * hooks of storage.go): IP families inferred from the cluster and the request, ClusterIPs
  * from --service-cluster-ip-range, NodePorts and the health-check node port from
- * --service-node-port-range. Each create or update gets a transaction: revert frees what
- * it took, commit frees what it gave up.
+ * --service-node-port-range. Each create or update gets a transaction the Store finishes
+ * after its write (ResourceDefinition.beginCreate/beginUpdate): a write that fails frees what
+ * it took, one that is stored frees what it gave up.
  */
 import { fieldErr, newInternalError, newInvalid, type FieldError } from '@windlass/machinery';
 import type { KubeObject, StoreContext } from '../types.js';
@@ -244,25 +245,42 @@ function isMatchingPreferDualStack(s: ServiceSpec, o: ServiceSpec): boolean {
   return sameStrings(o.clusterIPs, s.clusterIPs) && sameStrings(o.ipFamilies, s.ipFamilies);
 }
 
-/** What one Service write allocated and gave up; exactly one of commit and revert is called. */
+/**
+ * What one Service write allocated and gave up (kube's transaction of alloc.go), ended by
+ * exactly one finish: stored, what it gave up is released; not stored, what it took is.
+ */
 export interface ServiceAllocation {
-  commit(): Promise<void>;
-  revert(): Promise<void>;
+  finish(stored: boolean): Promise<void>;
 }
 
 class Allocation implements ServiceAllocation {
   allocatedIPs: string[] = [];
   releasedIPs: string[] = [];
+  private finished = false;
   constructor(readonly ipAlloc: ClusterIPAllocator, readonly ports: PortAllocationOperation, readonly dryRun: boolean) {}
 
-  async commit(): Promise<void> {
-    if (!this.dryRun) for (const ip of this.releasedIPs) await this.ipAlloc.release(ip);
-    await this.ports.commit();
-  }
-
-  async revert(): Promise<void> {
-    if (!this.dryRun) for (const ip of this.allocatedIPs) await this.ipAlloc.release(ip);
-    await this.ports.revert();
+  /**
+   * As kube's Commit and Revert, failures are logged rather than answered: the write's outcome
+   * stands, and a value left allocated is a leak, never a duplicate.
+   */
+  async finish(stored: boolean): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    const ips = stored ? this.releasedIPs : this.allocatedIPs;
+    if (!this.dryRun) {
+      for (const ip of ips) {
+        try {
+          await this.ipAlloc.release(ip);
+        } catch (err) {
+          console.error(`service allocation: releasing ClusterIP ${ip} failed:`, err);
+        }
+      }
+    }
+    try {
+      await (stored ? this.ports.commit() : this.ports.revert());
+    } catch (err) {
+      console.error(`service allocation: releasing node ports failed:`, err);
+    }
   }
 }
 
@@ -379,7 +397,7 @@ async function guarded(alloc: Allocation, work: () => Promise<void>): Promise<Se
     await work();
     return alloc;
   } catch (err) {
-    await alloc.revert();
+    await alloc.finish(false);
     throw err;
   }
 }

@@ -5,10 +5,9 @@
  * mutating admission, before the strategy), their release on delete, and the printer.
  */
 import {
-  fieldErr, goQuote, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, newInvalid, nameIsDNS1035Label, validateLabels,
-  validateObjectMeta, validateObjectMetaUpdate, type FieldError,
+  fieldErr, goQuote, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, validateLabels, type FieldError,
 } from '@windlass/machinery';
-import type { AdmissionPlugin, KindDefinition, KubeObject, ServiceRanges } from '../../types.js';
+import type { KindDefinition, KubeObject, ServiceRanges } from '../../types.js';
 import { ageColumn, column } from '../common.js';
 import { ageOf } from '../../age.js';
 import {
@@ -20,7 +19,6 @@ import { firstServiceIP } from '../../allocators/cidr.js';
 import { parseIP, portProtocols, validateCIDR, validateEndpointIP, validateIP, validatePortNumOrName, isValidPortNum } from '../../validation/network.js';
 import { serviceWarnings } from './warnings.js';
 
-const serviceKind = { group: '', kind: 'Service' };
 const defaultClientIPTimeoutSeconds = 10800;
 const maxClientIPTimeoutSeconds = 86400;
 
@@ -315,44 +313,6 @@ function dropTypeDependentFields(svc: Service, old: Service): void {
   if (s.type !== 'LoadBalancer') svc.status = { ...(svc.status ?? {}), loadBalancer: {} };
 }
 
-/**
- * Allocation as kube's BeginCreate/BeginUpdate: after mutating admission, before the
- * strategy. The write is validated here too, so that an invalid one gives back what it took
- * before the Store refuses it; a create of a name already taken allocates nothing for real.
- */
-export const serviceAllocation: AdmissionPlugin = {
-  name: 'ServiceIPAndNodePortAllocation',
-  async mutate(attrs) {
-    if (attrs.subresource !== '') return;
-    const svc = attrs.obj as Service;
-    const name = svc.metadata.name ?? '';
-    if (attrs.operation === 'CREATE') {
-      const existing = await attrs.lookup('', 'services')?.get(svc.metadata.namespace ?? '', name);
-      const txn = await allocateCreate(svc, attrs.ctx, attrs.dryRun || existing !== undefined);
-      const errs = [...validateObjectMeta(svc.metadata, { namespaced: true, nameValidator: nameIsDNS1035Label }), ...validateService(svc)];
-      if (errs.length > 0) {
-        await txn.revert();
-        throw newInvalid(serviceKind, name, errs);
-      }
-      await txn.commit();
-      return;
-    }
-    const old = attrs.old as Service;
-    const txn = await allocateUpdate(svc, old, attrs.ctx, attrs.dryRun);
-    const errs = [
-      // The Store makes the write conditional on the read revision after admission.
-      ...validateObjectMetaUpdate({ ...svc.metadata, resourceVersion: old.metadata.resourceVersion }, old.metadata),
-      ...validateObjectMeta(svc.metadata, { namespaced: true, nameValidator: nameIsDNS1035Label }),
-      ...validateServiceUpdate(svc, old),
-    ];
-    if (errs.length > 0) {
-      await txn.revert();
-      throw newInvalid(serviceKind, name, errs);
-    }
-    await txn.commit();
-  },
-};
-
 function makePortString(ports: ServicePort[]): string {
   return ports.map((p) => (p.nodePort ? `${p.port}:${p.nodePort}/${p.protocol}` : `${p.port}/${p.protocol}`)).join(',');
 }
@@ -419,7 +379,16 @@ export const services: KindDefinition = {
   subresourceStrategies: {
     status: { validateUpdate: (obj) => validateServiceStatus(obj) },
   },
-  admission: [serviceAllocation],
+  // kube's BeginCreate/BeginUpdate: after mutating admission, before the strategy; what a write
+  // takes goes back when it fails, what it gives up is released once it is stored.
+  async beginCreate(obj, ctx, dryRun) {
+    const txn = await allocateCreate(obj as Service, ctx, dryRun);
+    return (stored) => txn.finish(stored);
+  },
+  async beginUpdate(obj, old, ctx, dryRun) {
+    const txn = await allocateUpdate(obj as Service, old as Service, ctx, dryRun);
+    return (stored) => txn.finish(stored);
+  },
   async afterDelete(obj, ctx) {
     await releaseServiceAllocations(obj as Service, ctx);
     // As kube: the Service's Endpoints go with it, so a new Service of the name starts clean.
