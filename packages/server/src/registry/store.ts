@@ -20,6 +20,7 @@ import { CachedObject, type AttrsFunc } from '../cacher/cachedobject.js';
 import type { Cacher } from '../cacher/cacher.js';
 import { pageFromTree } from '../cacher/listing.js';
 import { listSeriesFor } from '../metrics/storagemetrics.js';
+import { inFlightWritesOf, type InFlightWrites } from './inflightwrites.js';
 import type { ListSeries } from '../metrics/listmetrics.js';
 
 export interface WriteOptions {
@@ -89,6 +90,7 @@ export class Store {
     this.gr = { group: this.kind.group, resource: this.kind.resource };
     this.attrsOf = objectAttrs(this.kind);
     this.lists = listSeriesFor(storage, this.resourcePrefix);
+    this.inFlight = inFlightWritesOf(storage);
   }
 
   /** A body of the served version as the storage version holds it (identity without conversion). */
@@ -102,6 +104,7 @@ export class Store {
   }
 
   private readonly views = new WeakMap<CachedObject, CachedObject>();
+  private readonly inFlight: InFlightWrites;
 
   /**
    * A cached object as this version serves it: itself, or its conversion, made once per
@@ -444,7 +447,7 @@ export class Store {
           return CachedObject.fromObject(key, kv.modRevision, next, this.attrsOf);
         }
         try {
-          const written = await this.storage.update(key, bytes, kv.modRevision);
+          const written = await this.inFlight.track(key, kv.modRevision, this.storage.update(key, bytes, kv.modRevision));
           stored = true;
           return this.written(key, written.modRevision, next, bytes);
         } catch (err) {
@@ -544,8 +547,12 @@ export class Store {
     if (precondition) {
       // A copy in the cache newer than the precondition means every later state fails it too:
       // the conflict is answered without decoding the stored object (contending writers send many).
-      const cached = this.cacher?.live ? this.cacher.cache.tree.get(this.objectKey(namespace, name)) : undefined;
-      if (cached && cached.revision > parseResourceVersion(precondition)) throw newConflict(this.gr, name, OptimisticLockErrorMsg);
+      // So does an update in flight from the same revision once it is written.
+      const key = this.objectKey(namespace, name);
+      const expected = parseResourceVersion(precondition);
+      const cached = this.cacher?.live ? this.cacher.cache.tree.get(key) : undefined;
+      if (cached && cached.revision > expected) throw newConflict(this.gr, name, OptimisticLockErrorMsg);
+      if (await this.inFlight.superseded(key, expected)) throw newConflict(this.gr, name, OptimisticLockErrorMsg);
     }
     try {
       const object = await this.guaranteedUpdate(namespace, name, (current) => {
