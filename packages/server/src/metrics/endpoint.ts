@@ -11,6 +11,7 @@ import { writeError } from '../respond.js';
 import { serverVersion } from '../discovery.js';
 import { Gauge } from './series.js';
 import { SliMetrics } from './slis.js';
+import { registerProcessCollectors, replacedDefaults } from './process.js';
 
 export const metricsPath = '/metrics';
 export const slisPath = '/metrics/slis';
@@ -33,6 +34,9 @@ function processMetrics(): Registry {
     processRegistry = new Registry();
     buildInfo().register(processRegistry);
     collectDefaultMetrics({ register: processRegistry });
+    // CPU and start time as client_golang's process collector: from the process's start (process.ts).
+    for (const name of replacedDefaults) processRegistry.removeSingleMetric(name);
+    registerProcessCollectors(processRegistry);
   }
   return processRegistry;
 }
