@@ -4,6 +4,8 @@
  * (`Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList`) instead of
  * one request per group version. Answered with a Content-Type carrying the same parameters.
  */
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIRegistry } from './registry/index.js';
 import type { ResourceDefinition } from './registry/types.js';
 
@@ -60,4 +62,27 @@ function groupDiscovery(registry: APIRegistry, group: string): Record<string, un
 export function aggregatedDiscovery(registry: APIRegistry, legacy: boolean): unknown {
   const groups = registry.groupNames().filter((g) => (g === '') === legacy);
   return { kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2', metadata: {}, items: groups.map((g) => groupDiscovery(registry, g)) };
+}
+
+/** kube's calculateETag: SHA-512 of the document's JSON in upper-case hex, quoted as an ETag. */
+export function discoveryETag(doc: unknown): string {
+  return `"${createHash('sha512').update(JSON.stringify(doc)).digest('hex').toUpperCase()}"`;
+}
+
+/**
+ * Answers with the aggregated document as kube's ServeHTTPWithETag: ETag, `Vary: Accept` and
+ * `Cache-Control: public` (replacing the server's "no-cache, private") on every answer, and
+ * 304 without a body when If-None-Match is exactly that ETag (client-go's discovery cache).
+ */
+export function writeAggregatedDiscovery(req: IncomingMessage, res: ServerResponse, doc: unknown, body: string | Buffer): void {
+  const etag = discoveryETag(doc);
+  const headers = { ETag: etag, Vary: 'Accept', 'Cache-Control': 'public' };
+  if (req.headers['if-none-match'] === etag) {
+    res.writeHead(304, headers);
+    res.end();
+    return;
+  }
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  res.writeHead(200, { ...headers, 'Content-Type': aggregatedDiscoveryMediaType, 'Content-Length': bytes.length });
+  res.end(bytes);
 }

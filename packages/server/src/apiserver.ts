@@ -16,10 +16,10 @@ import { defaultServiceRanges, type AdmissionLookup, type KubeObject, type Resou
 import { Store, systemUser } from './registry/store.js';
 import { parseListOptions } from './registry/listoptions.js';
 import { negotiate, type Negotiated } from './negotiation.js';
-import { acceptsGzip, encodeBody, notFoundPage, writeBytes, writeError, writeObject } from './respond.js';
+import { acceptsGzip, encodeBody, notFoundPage, writeError, writeObject } from './respond.js';
 import { maxRequestBodyBytes, readBody } from './requestbody.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, serverVersion } from './discovery.js';
-import { aggregatedDiscovery, aggregatedDiscoveryMediaType, wantsAggregatedDiscovery } from './aggregateddiscovery.js';
+import { aggregatedDiscovery, wantsAggregatedDiscovery, writeAggregatedDiscovery } from './aggregateddiscovery.js';
 import { refuseComputed, refuseSubresource } from './handlers/notserved.js';
 import { checkNamespaceDeletable, namespaceDeletionRequested, namespaceExists } from './admission/namespacelifecycle.js';
 import { NamespaceController } from './controllers/namespace.js';
@@ -38,6 +38,7 @@ import { parseModifyOptions } from './handlers/options.js';
 import { deleteCollection, deleteResource } from './handlers/delete.js';
 import type { RequestScope } from './handlers/scope.js';
 import { openAPIRoutes } from './openapi.js';
+import { nonResourceMetrics } from './metrics/nonresource.js';
 import { Compactor, compactKey, defaultCompactionIntervalMs } from './controllers/compactor.js';
 import { compactRoute } from './compactendpoint.js';
 import { identityRoute } from './identityendpoint.js';
@@ -209,6 +210,7 @@ export class APIServer {
       (path, code, seconds, bytes) => this.operations.requests.nonResourceRoute(path, '').observe(code, seconds, bytes),
     ));
     app.get(['/version', '/version/'], (req, res) => writeObject(res, 200, serverVersion, { mediaType: 'application/json', pretty: true }));
+    app.use(nonResourceMetrics(this.operations.requests));
     app.use(openAPIRoutes(this.registry));
     app.use((req, res) => this.serveNonResource(req, res));
     app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -299,7 +301,8 @@ export class APIServer {
     const parts = req.path.split('/').filter(Boolean);
     if (req.method === 'GET' && parts.length === 1 && (parts[0] === 'api' || parts[0] === 'apis') && wantsAggregatedDiscovery(req.headers.accept)) {
       const { pretty: p } = negotiate(undefined, { userAgent: req.headers['user-agent'], pretty });
-      return writeBytes(res, 200, encodeBody(aggregatedDiscovery(this.registry, parts[0] === 'api'), { mediaType: 'application/json', pretty: p }), aggregatedDiscoveryMediaType);
+      const doc = aggregatedDiscovery(this.registry, parts[0] === 'api');
+      return writeAggregatedDiscovery(req, res, doc, encodeBody(doc, { mediaType: 'application/json', pretty: p }));
     }
     let n: Negotiated;
     try {

@@ -58,17 +58,23 @@ export class Route {
   private readonly codes = new Map<number, CounterSeries>();
   private readonly terminationCodes = new Map<number, CounterSeries>();
   readonly duration: HistogramSeries;
-  readonly sli: HistogramSeries;
+  /** kube observes the SLI only for requests that are not dry runs. */
+  readonly sli?: HistogramSeries;
   /** Only GET and LIST (kube: "we are only interested in response sizes of read requests"). */
   readonly sizes?: HistogramSeries;
   private longRunningSeries?: GaugeSeries;
 
-  /** `comp`: the component label (kube leaves it empty on the health endpoints it instruments). */
-  constructor(private readonly m: RequestMetrics, private readonly labels: readonly string[], private readonly comp: string = component) {
+  /**
+   * `comp`: the component label (kube leaves it empty on some non-resource endpoints).
+   * `sized`: whether response sizes are observed; kube decides by the verb its route was
+   * installed with, which for non-resource endpoints is GET whatever the reported verb.
+   */
+  constructor(private readonly m: RequestMetrics, private readonly labels: readonly string[], private readonly comp: string = component, sized?: boolean) {
     const [verb, dryRun, group, version, resource, subresource, scope] = labels;
     this.duration = m.requestDuration.child(verb, dryRun, group, version, resource, subresource, scope, this.comp);
-    this.sli = m.requestSli.child(verb, group, version, resource, subresource, scope, this.comp);
-    if (verb === 'GET' || verb === 'LIST') this.sizes = m.responseSizes.child(verb, group, version, resource, subresource, scope, this.comp);
+    // The families without a dry_run label share one series between a route and its dry-run twins.
+    if (dryRun === '') this.sli = m.shared(m.requestSli, verb, group, version, resource, subresource, scope, this.comp);
+    if (sized ?? (verb === 'GET' || verb === 'LIST')) this.sizes = m.shared(m.responseSizes, verb, group, version, resource, subresource, scope, this.comp);
   }
 
   count(code: number): CounterSeries {
@@ -85,7 +91,7 @@ export class Route {
   observe(code: number, seconds: number, bodyBytes: number): void {
     this.count(code).inc();
     this.duration.observe(seconds);
-    this.sli.observe(seconds);
+    this.sli?.observe(seconds);
     if (this.sizes && bodyBytes >= 0) this.sizes.observe(bodyBytes);
   }
 
@@ -95,7 +101,7 @@ export class Route {
     let s = this.terminationCodes.get(code);
     if (!s) {
       const [verb, , group, version, resource, subresource, scope] = this.labels;
-      s = this.m.requestTerminations.child(verb, group, version, resource, subresource, scope, this.comp, String(code));
+      s = this.m.shared(this.m.requestTerminations, verb, group, version, resource, subresource, scope, this.comp, String(code));
       this.terminationCodes.set(code, s);
     }
     s.inc();
@@ -104,7 +110,7 @@ export class Route {
   get longRunning(): GaugeSeries {
     if (!this.longRunningSeries) {
       const [verb, , group, version, resource, subresource, scope] = this.labels;
-      this.longRunningSeries = this.m.longRunning.child(verb, group, version, resource, subresource, scope, this.comp);
+      this.longRunningSeries = this.m.shared(this.m.longRunning, verb, group, version, resource, subresource, scope, this.comp);
     }
     return this.longRunningSeries;
   }
@@ -156,16 +162,34 @@ export class RequestMetrics {
     return r;
   }
 
+  private readonly sharedSeries = new Map<object, Map<string, unknown>>();
+
+  /**
+   * The series of `family` with these label values, made once: routes differing only in labels
+   * the family lacks (dry_run) record into the same series, never into duplicates of it.
+   */
+  shared<S>(family: { child(...values: string[]): S }, ...values: string[]): S {
+    let byLabels = this.sharedSeries.get(family);
+    if (!byLabels) this.sharedSeries.set(family, (byLabels = new Map()));
+    const key = values.join('\u0000');
+    let s = byLabels.get(key) as S | undefined;
+    if (s === undefined) byLabels.set(key, (s = family.child(...values)));
+    return s;
+  }
+
   private readonly nonResource = new Map<string, Route>();
 
   /**
-   * A non-resource endpoint kube instruments (the health endpoints: verb GET, the path as the
-   * subresource, every other label empty, component empty). Paths are the server's own, so bounded.
+   * A non-resource endpoint kube instruments with InstrumentHandlerFunc (health, aggregated
+   * discovery, OpenAPI v3): every resource label empty, `path` as kube names it in the
+   * subresource label, the verb as kube's cleanVerb reports the method (nonresource.ts).
+   * Paths, verbs and dry-run values come from fixed sets, so the series stay bounded.
    */
-  nonResourceRoute(path: string, comp: string): Route {
-    const key = `${comp} ${path}`;
+  nonResourceRoute(path: string, comp: string, verb = 'GET', dryRun = 0): Route {
+    const key = `${comp} ${verb} ${dryRun} ${path}`;
     let r = this.nonResource.get(key);
-    if (!r) this.nonResource.set(key, (r = new Route(this, ['GET', '', '', '', '', path, ''], comp)));
+    // kube observes response sizes by the route's own verb, GET, whatever the request's method.
+    if (!r) this.nonResource.set(key, (r = new Route(this, [verb, dryRunNames[dryRun], '', '', '', path, ''], comp, true)));
     return r;
   }
 
