@@ -17,6 +17,17 @@ describe('cidrWarnings', () => {
     ['10.0.0.0/8', []],
     ['10.1.2.3/8', ['f: CIDR value "10.1.2.3/8" is ambiguous in this context (should be "10.0.0.0/8" or "10.1.2.3/32"?)']],
     ['2001:DB8::/64', ['f: IPv6 CIDR value "2001:DB8::/64" should be in RFC 5952 canonical format ("2001:db8::/64")']],
+    ['010.0.0.0/8', ['f: non-standard CIDR value "010.0.0.0/8" will be considered invalid in a future Kubernetes release: use "10.0.0.0/8"']],
+    // Parsed as IPv6, so Go's single-address form is a /128 and the network keeps the IPv4 spelling only while the mask covers ::ffff:.
+    ['::ffff:1.2.3.4/120', [
+      'f: CIDR value "::ffff:1.2.3.4/120" is ambiguous in this context (should be "1.2.3.0/24" or "1.2.3.4/128"?)',
+      'f: non-standard CIDR value "::ffff:1.2.3.4/120" will be considered invalid in a future Kubernetes release: use "1.2.3.0/24"',
+    ]],
+    ['::ffff:1.2.3.4/64', [
+      'f: CIDR value "::ffff:1.2.3.4/64" is ambiguous in this context (should be "::/64" or "1.2.3.4/128"?)',
+      'f: non-standard CIDR value "::ffff:1.2.3.4/64" will be considered invalid in a future Kubernetes release: use "::/64"',
+    ]],
+    ['not-a-cidr', []],
   ])('%s', (cidr, expected) => expect(cidrWarnings('f', cidr)).toEqual(expected));
 });
 

@@ -111,7 +111,8 @@ export function cidrWarnings(path: string, value: string): string[] {
   const ipText = formatIP(cidr.ip);
   const networkIP = network.slice(0, network.lastIndexOf('/'));
   if (networkIP !== ipText) {
-    const bits = cidr.ip.mapped ? 32 : cidr.ip.bytes.length * 8;
+    // Mask.Size()'s bits: an IPv4-mapped value was parsed as IPv6, so its single address is a /128.
+    const bits = cidr.ip.bytes.length * 8;
     warnings.push(`${path}: CIDR value ${JSON.stringify(value)} is ambiguous in this context (should be ${JSON.stringify(network)} or ${JSON.stringify(`${ipText}/${bits}`)}?)`);
   }
   if (cidr.leadingZeros || cidr.ip.mapped) {

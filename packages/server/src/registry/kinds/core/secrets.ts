@@ -3,6 +3,7 @@ import type { KubeObject, ResourceDefinition } from '../../types.js';
 import { nameIsDNSSubdomain } from '../../names.js';
 import { ageColumn, column, maxDataSize, standardVerbs } from '../common.js';
 import { ageOf } from '../../age.js';
+import { secretWarnings } from './secretwarnings.js';
 
 type Secret = KubeObject & { data?: Record<string, string>; stringData?: Record<string, string>; type?: string; immutable?: boolean };
 
@@ -76,6 +77,8 @@ export const secrets: ResourceDefinition = {
       }
       return errs;
     },
+    warningsOnCreate: secretWarnings,
+    warningsOnUpdate: (obj) => secretWarnings(obj),
   },
   table: {
     columns: [column('Type', 'string', 'The type of the secret'), column('Data', 'string', 'The number of entries in data'), ageColumn],

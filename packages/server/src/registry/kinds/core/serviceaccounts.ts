@@ -7,6 +7,7 @@ import type { KindDefinition, KubeObject } from '../../types.js';
 import { ageColumn, column } from '../common.js';
 import { ageOf } from '../../age.js';
 import { nameIsDNSSubdomain } from '../../names.js';
+import { serviceAccountWarnings } from './secretwarnings.js';
 
 type ServiceAccount = KubeObject & { secrets?: unknown };
 
@@ -25,6 +26,8 @@ export const serviceAccounts: KindDefinition = {
     nameValidator: nameIsDNSSubdomain,
     prepareForCreate: cleanSecretReferences,
     prepareForUpdate: cleanSecretReferences,
+    warningsOnCreate: (sa) => serviceAccountWarnings(sa),
+    warningsOnUpdate: serviceAccountWarnings,
   },
   table: {
     columns: [column('Secrets', 'string', 'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a "kubernetes.io/enforce-mountable-secrets" annotation set to "true". The "kubernetes.io/enforce-mountable-secrets" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret'), ageColumn],

@@ -142,7 +142,8 @@ function masked(bytes: number[], bits: number): number[] {
 /** The network's canonical String() (ipnet.String()): the masked address and prefix length. */
 export function formatCIDR(c: ParsedCIDR): string {
   const net = masked(c.ip.bytes, c.bits);
-  if (c.ip.mapped) return `${net.slice(12).join('.')}/${c.bits - 96}`;
+  // Go prints the IPv4 form only while the mask keeps the ::ffff: prefix; a shorter one leaves an IPv6 network.
+  if (c.ip.mapped && c.bits >= 96) return `${net.slice(12).join('.')}/${c.bits - 96}`;
   return `${formatIP({ bytes: net, leadingZeros: false, mapped: false })}/${c.bits}`;
 }
 

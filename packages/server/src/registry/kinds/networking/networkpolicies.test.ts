@@ -1,5 +1,6 @@
 import { networkPolicies } from './networkpolicies.js';
 import { create, object, update } from './testing.js';
+import { networkPolicyWarnings } from './warnings.js';
 
 describe('NetworkPolicy', () => {
   it('defaults policyTypes from the rules and port protocols to TCP', () => {
@@ -40,6 +41,22 @@ describe('NetworkPolicy', () => {
     const spec = { egress: [{ to: [{ ipBlock: { cidr: '010.0.0.0/8' } }] }], policyTypes: ['Egress'] };
     expect(create(networkPolicies, object({ spec: structuredClone(spec) }))).toHaveLength(1);
     expect(update(networkPolicies, object({ spec: structuredClone(spec) }), object({ spec }))).toEqual([]);
+  });
+
+  it('warns about non-canonical ipBlock CIDRs, ingress peers first, on creates and on every update', () => {
+    const np = object({ spec: {
+      egress: [{ to: [{ podSelector: {} }, { ipBlock: { cidr: '2001:DB8::/32', except: ['2001:db8::/48', '2001:db8:0:0:1:0:0:0/80'] } }] }],
+      ingress: [{ from: [{ ipBlock: { cidr: '10.0.0.0/8' } }] }, { from: [{ ipBlock: { cidr: '10.1.2.3/8', except: ['::ffff:10.1.0.0/112'] } }] }],
+    } });
+    const expected = [
+      'spec.ingress[1].from[0].ipBlock.cidr: CIDR value "10.1.2.3/8" is ambiguous in this context (should be "10.0.0.0/8" or "10.1.2.3/32"?)',
+      'spec.ingress[1].from[0].ipBlock.except[0]: non-standard CIDR value "::ffff:10.1.0.0/112" will be considered invalid in a future Kubernetes release: use "10.1.0.0/16"',
+      'spec.egress[0].to[1].ipBlock.cidr: IPv6 CIDR value "2001:DB8::/32" should be in RFC 5952 canonical format ("2001:db8::/32")',
+      'spec.egress[0].to[1].ipBlock.except[1]: IPv6 CIDR value "2001:db8:0:0:1:0:0:0/80" should be in RFC 5952 canonical format ("2001:db8:0:0:1::/80")',
+    ];
+    expect(networkPolicies.strategy!.warningsOnCreate!(np)).toEqual(expected);
+    expect(networkPolicies.strategy!.warningsOnUpdate!(np, np)).toEqual(expected);
+    expect(networkPolicyWarnings(object({ spec: { ingress: [{ from: [{ ipBlock: { cidr: '10.0.0.0/8', except: ['10.1.0.0/16'] } }] }] } }))).toEqual([]);
   });
 
   it('prints the pod selector', () => {

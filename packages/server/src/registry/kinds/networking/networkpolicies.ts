@@ -1,6 +1,6 @@
 /**
  * networking.k8s.io/v1 NetworkPolicy: kube's defaults (policyTypes, port protocol), its
- * validation (peers, ports, ipBlocks, policy types) and its printer.
+ * validation (peers, ports, ipBlocks, policy types), its CIDR warnings and its printer.
  */
 import { fieldErr, type FieldError } from '@windlass/machinery';
 import type { KindDefinition, KubeObject } from '../../types.js';
@@ -10,6 +10,7 @@ import { labelSelectorFromObject } from '@windlass/machinery';
 import { validateLabelSelector, type LabelSelectorValidationOptions } from '../../validation/labelselector.js';
 import { arr, isObj, obj, str, type Json } from './util.js';
 import { cidrContains, cidrMaskSize, isValidCIDRForLegacyField, parseCIDR, portNameErrors, portNumErrors } from './ip.js';
+import { networkPolicyWarnings } from './warnings.js';
 
 interface PolicyOptions extends LabelSelectorValidationOptions {
   allowCIDRs: string[];
@@ -130,6 +131,8 @@ export const networkPolicies: KindDefinition = {
       const allowInvalidLabelValueInSelector = validateLabelSelector(oldSelector, {}, 'spec.podSelector').length > 0;
       return validateSpec(obj(o.spec), { allowCIDRs: storedCIDRs(old), allowInvalidLabelValueInSelector });
     },
+    warningsOnCreate: networkPolicyWarnings,
+    warningsOnUpdate: (o) => networkPolicyWarnings(o),
   },
   table: {
     columns: [
