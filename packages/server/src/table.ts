@@ -5,6 +5,23 @@ import { nameColumn } from './registry/kinds/common.js';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
+/** metav1.TableRowCondition; `Completed` is the only type kube's printers set. */
+export interface TableRowCondition {
+  type: 'Completed';
+  status: 'True' | 'False' | 'Unknown';
+  reason?: string;
+  message?: string;
+}
+
+declare module './registry/types.js' {
+  interface TableConvertor {
+    /** A row's conditions (kube's pod printer marks pods that succeeded or failed as Completed). */
+    rowConditions?(obj: KubeObject): TableRowCondition[];
+    /** The order kube's list printer puts rows in (FlowSchemas: by matching precedence, then name). */
+    sortRows?(items: KubeObject[]): KubeObject[];
+  }
+}
+
 export function parseIncludeObject(v: string | null): IncludeObject {
   if (v === null || v === '') return 'Metadata';
   if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
@@ -26,13 +43,17 @@ function rowObject(obj: KubeObject, include: IncludeObject): unknown {
 }
 
 export function toTable(def: ResourceDefinition, items: KubeObject[], listMeta: Record<string, unknown>, include: IncludeObject, withHeaders = true): unknown {
+  const t = def.table;
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
     metadata: listMeta,
-    columnDefinitions: withHeaders ? (def.table.ownNameColumn ? def.table.columns : [nameColumn, ...def.table.columns]) : null,
-    rows: items.map((obj) => {
-      const row: Record<string, unknown> = { cells: def.table.ownNameColumn ? def.table.cells(obj) : [obj.metadata.name ?? '', ...def.table.cells(obj)] };
+    columnDefinitions: withHeaders ? (t.ownNameColumn ? t.columns : [nameColumn, ...t.columns]) : null,
+    rows: (t.sortRows ? t.sortRows(items) : items).map((obj) => {
+      // metav1.TableRow's field order: cells, conditions (omitempty), object.
+      const row: Record<string, unknown> = { cells: t.ownNameColumn ? t.cells(obj) : [obj.metadata.name ?? '', ...t.cells(obj)] };
+      const conditions = t.rowConditions?.(obj) ?? [];
+      if (conditions.length > 0) row.conditions = conditions;
       const o = rowObject(obj, include);
       if (o !== undefined) row.object = o;
       return row;

@@ -20,6 +20,7 @@ import { priorityAdmission } from '../../../admission/priority.js';
 import { defaultTolerationSecondsAdmission } from '../../../admission/defaulttolerationseconds.js';
 import { applyAppArmorVersionSkew, podWarnings } from './podspec/warnings.js';
 import { dnsLabelNameWarning, ipWarnings } from '../warnings.js';
+import { podRowConditions } from './podrowconditions.js';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -232,7 +233,7 @@ export const pods: KindDefinition = {
   },
   subresourceStrategies: { status: statusStrategy, ephemeralcontainers: ephemeralContainersStrategy, resize: resizeStrategy },
   admission: [limitRangerAdmission, serviceAccountAdmission, podSecurityAdmission, priorityAdmission, defaultTolerationSecondsAdmission],
-  table: { columns: podColumns, cells: (pod) => podCells(pod) },
+  table: { columns: podColumns, cells: (pod) => podCells(pod), rowConditions: podRowConditions },
   selectableFields: {
     'spec.nodeName': (pod) => str(specOf(pod).nodeName),
     'spec.restartPolicy': (pod) => str(specOf(pod).restartPolicy),

@@ -177,5 +177,21 @@ export const flowSchemas: KindDefinition = {
         dangling ? str(dangling.status) : '?',
       ];
     },
+    sortRows: sortFlowSchemas,
   },
 };
+
+const precedence = (fs: KubeObject): number => {
+  const p = obj(fs.spec).matchingPrecedence;
+  return typeof p === 'number' ? p : 0;
+};
+
+/**
+ * FlowSchemaSequence's order, which kube's list printer sorts by: the order the apiserver
+ * matches requests in (lowest matchingPrecedence first), ties broken by name.
+ */
+export function sortFlowSchemas(items: KubeObject[]): KubeObject[] {
+  return [...items].sort((a, b) => precedence(a) - precedence(b) || compareNames(a.metadata.name ?? '', b.metadata.name ?? ''));
+}
+
+const compareNames = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
