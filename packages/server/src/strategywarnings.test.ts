@@ -40,6 +40,13 @@ test('NetworkPolicy: non-canonical ipBlock CIDRs warn on create and on every upd
   expect(fixed.headers.get('warning')).toBeNull();
 });
 
+test('NetworkPolicy: a CIDR with host bits set is accepted (StrictIPCIDRValidation is off in 1.35) and warned about', async () => {
+  const path = '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies';
+  const created = await t.call('POST', path, { body: { metadata: { name: 'ambiguous' }, spec: { podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr: '10.0.0.1/8' } }] }] } } });
+  expect(created.status).toBe(201);
+  expect(created.headers.get('warning')).toBe(warningHeader('spec.ingress[0].from[0].ipBlock.cidr: CIDR value "10.0.0.1/8" is ambiguous in this context (should be "10.0.0.0/8" or "10.0.0.1/32"?)'));
+});
+
 test('Secrets: a TLS certificate and key that are not a pair warn with Go\'s tls error', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'windlass-tls-'));
   try {

@@ -57,10 +57,11 @@ describe('Ingress', () => {
 
   it('validates load balancer status writes and tracks generation', () => {
     const status = ingresses.subresourceStrategies!.status;
-    const next = object({ status: { loadBalancer: { ingress: [{ ip: '010.0.0.1' }, { hostname: '1.2.3.4' }] } } });
+    // A leading zero is a legacy form StrictIPCIDRValidation (off in 1.35) would refuse.
+    const next = object({ status: { loadBalancer: { ingress: [{ ip: '010.0.0.1' }, { ip: '10.0.0' }, { hostname: '1.2.3.4' }] } } });
     expect(status.validateUpdate!(next, object({})).map((e) => `${e.field}: ${e.detail}`)).toEqual([
-      'status.loadBalancer.ingress[0].ip: Invalid value: "010.0.0.1": must not have leading 0s',
-      'status.loadBalancer.ingress[1].hostname: Invalid value: "1.2.3.4": must be a DNS name, not an IP address',
+      'status.loadBalancer.ingress[1].ip: Invalid value: "10.0.0": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+      'status.loadBalancer.ingress[2].hostname: Invalid value: "1.2.3.4": must be a DNS name, not an IP address',
     ]);
     expect(ingresses.generation).toBe(true);
   });

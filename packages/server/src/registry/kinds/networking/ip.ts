@@ -1,8 +1,8 @@
 /**
  * IP and CIDR values as kube's validation reads them (k8s.io/apimachinery pkg/util/validation
  * ip.go over k8s.io/utils/net): the "sloppy" parser that tolerates leading zeros in IPv4
- * octets, the strict checks of StrictIPCIDRValidation (on in 1.35), and Go's canonical
- * String() forms that messages quote.
+ * octets, the strict checks of new fields (IsValidIP, IsValidCIDR) and of legacy fields under
+ * StrictIPCIDRValidation, and Go's canonical String() forms that messages quote.
  */
 import { fieldErr, type FieldError } from '@windlass/machinery';
 
@@ -90,10 +90,21 @@ export function ipFamily(ip: ParsedIP): 4 | 6 {
   return ip.bytes.length === 4 || ip.mapped ? 4 : 6;
 }
 
-/** IsValidIPForLegacyField (strict): valid when it parses, without leading zeros or an IPv4-mapped form. */
+/**
+ * The StrictIPCIDRValidation gate: alpha and off by default in kube 1.35 (beta only from 1.36),
+ * so legacy fields take what the sloppy parser accepts, and the strategies warn about
+ * non-canonical values instead (GetWarningsForIP/GetWarningsForCIDR).
+ */
+export const strictIPCIDRValidation = false;
+
+/**
+ * IsValidIPForLegacyField: valid when it parses; under StrictIPCIDRValidation also without
+ * leading zeros or an IPv4-mapped form, unless the old object already held the value.
+ */
 export function isValidIPForLegacyField(path: string, value: string, validOld: string[] = []): FieldError[] {
-  if (validOld.includes(value)) return [];
-  return strictIPErrors(path, value).errs;
+  if (strictIPCIDRValidation && validOld.includes(value)) return [];
+  const { ip, errs } = strictIPErrors(path, value);
+  return strictIPCIDRValidation || !ip ? errs : [];
 }
 
 function strictIPErrors(path: string, value: string): { ip?: ParsedIP; errs: FieldError[] } {
@@ -157,10 +168,11 @@ function strictCIDRErrors(path: string, value: string): { cidr?: ParsedCIDR; err
   return { cidr, errs };
 }
 
-/** IsValidCIDRForLegacyField (strict). */
+/** IsValidCIDRForLegacyField: as isValidIPForLegacyField, strict about leading zeros, mapped addresses and host bits only under the gate. */
 export function isValidCIDRForLegacyField(path: string, value: string, validOld: string[] = []): FieldError[] {
-  if (validOld.includes(value)) return [];
-  return strictCIDRErrors(path, value).errs;
+  if (strictIPCIDRValidation && validOld.includes(value)) return [];
+  const { cidr, errs } = strictCIDRErrors(path, value);
+  return strictIPCIDRValidation || !cidr ? errs : [];
 }
 
 /** IsValidCIDR: strict, and in canonical form. */
