@@ -5,23 +5,6 @@ import { nameColumn } from './registry/kinds/common.js';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
-/** metav1.TableRowCondition; `Completed` is the only type kube's printers set. */
-export interface TableRowCondition {
-  type: 'Completed';
-  status: 'True' | 'False' | 'Unknown';
-  reason?: string;
-  message?: string;
-}
-
-declare module './registry/types.js' {
-  interface TableConvertor {
-    /** A row's conditions (kube's pod printer marks pods that succeeded or failed as Completed). */
-    rowConditions?(obj: KubeObject): TableRowCondition[];
-    /** The order kube's list printer puts rows in (FlowSchemas: by matching precedence, then name). */
-    sortRows?(items: KubeObject[]): KubeObject[];
-  }
-}
-
 export function parseIncludeObject(v: string | null): IncludeObject {
   if (v === null || v === '') return 'Metadata';
   if (v === 'None' || v === 'Metadata' || v === 'Object') return v;

@@ -203,6 +203,18 @@ export interface TableConvertor {
   columns: TableColumn[];
   /** Cells after the name cell, which every table starts with. */
   cells(obj: KubeObject): unknown[];
+  /** A row's conditions (kube's pod printer marks pods that succeeded or failed as Completed). */
+  rowConditions?(obj: KubeObject): TableRowCondition[];
+  /** The order kube's list printer puts rows in (FlowSchemas: by matching precedence, then name). */
+  sortRows?(items: KubeObject[]): KubeObject[];
+}
+
+/** metav1.TableRowCondition; `Completed` is the only type kube's printers set. */
+export interface TableRowCondition {
+  type: 'Completed';
+  status: 'True' | 'False' | 'Unknown';
+  reason?: string;
+  message?: string;
 }
 
 /** A subresource as discovery lists it (pods/status, deployments/scale, pods/exec…). */

@@ -3,8 +3,7 @@
  * and podFailedConditions): a pod that has finished is Completed, which clients use to tell
  * finished pods from running ones without reading the status column.
  */
-import type { KubeObject } from '../../types.js';
-import type { TableRowCondition } from '../../../table.js';
+import type { KubeObject, TableRowCondition } from '../../types.js';
 
 const succeeded: TableRowCondition[] = [{ type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' }];
 const failed: TableRowCondition[] = [{ type: 'Completed', status: 'True', reason: 'Failed', message: 'The pod failed.' }];
