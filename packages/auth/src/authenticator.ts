@@ -19,6 +19,8 @@ const digest = (token: string): string => createHash('sha256').update(token).dig
  */
 export class TokenAuthenticator {
   private readonly users = new Map<string, Readonly<UserInfo>>();
+  /** The tokens are fixed at start (kube reads its token file once): answers never change. */
+  readonly stable = true;
 
   constructor(entries: Iterable<TokenEntry>) {
     for (const { token, user } of entries) {
