@@ -63,6 +63,8 @@ export interface ServerOptions {
   serviceClusterIPRange: string;
   /** kube's --service-node-port-range: the ports NodePorts are allocated from, inclusive. */
   serviceNodePortRange: { base: number; size: number };
+  /** kube's --admission-control-config-file: an AdmissionConfiguration with the plugins' configuration. */
+  admissionControlConfigFile?: string;
 }
 
 /** The flags of `windlass compact`. */
@@ -267,6 +269,14 @@ const defaults = defaultServerOptions();
 
 // Sorted by name, as pflag prints them.
 const FLAGS: FlagSpec[] = [
+  {
+    name: 'admission-control-config-file',
+    type: 'string',
+    usage: 'File with admission control configuration (an AdmissionConfiguration; ResourceQuota reads its limitedResources from it).',
+    set(s, v) {
+      s.options.admissionControlConfigFile = nonEmpty(v);
+    },
+  },
   {
     name: 'bind-address',
     type: 'ip',

@@ -86,6 +86,7 @@ export function newAPIServer(o: ServerOptions, storage: Storage, creds: { tls: {
     compression: o.featureGates.APIResponseCompression,
     cacher: { historyWindowMs: o.watchCacheHistoryWindowMs, snapshotWindowMs: o.watchCacheSnapshotWindowMs },
     services: { clusterIPRange: o.serviceClusterIPRange, nodePortRange: o.serviceNodePortRange },
+    admissionControlConfigFile: o.admissionControlConfigFile,
     operations: {
       maxRequestsInflight: o.maxRequestsInflight,
       maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,

@@ -24,6 +24,7 @@ import { refuseComputed, refuseSubresource } from './handlers/notserved.js';
 import { checkNamespaceDeletable, namespaceDeletionRequested, namespaceExists } from './admission/namespacelifecycle.js';
 import { NamespaceController } from './controllers/namespace.js';
 import { ResourceQuotaController } from './controllers/resourcequota.js';
+import { applyAdmissionConfigurationFile } from './admission/admissionconfig.js';
 import { getResource, listResource } from './handlers/read.js';
 import { watchResource } from './handlers/watch.js';
 import { createResource, patchResource, updateResource } from './handlers/write.js';
@@ -97,6 +98,8 @@ export interface APIServerOptions {
   cacher?: Partial<CacherOptions>;
   /** In-flight limits, request timeout and the store's size for metrics (kube's defaults when unset). */
   operations?: OperationsOptions;
+  /** kube's --admission-control-config-file: an AdmissionConfiguration, read at start (ResourceQuota's limitedResources). */
+  admissionControlConfigFile?: string;
 }
 
 /** Paths kube's default RBAC lets anyone read (system:public-info-viewer). */
@@ -150,6 +153,7 @@ export class APIServer {
     }
     const ctx: StoreContext = { storage, registryPrefix: prefix, services: opts.services ?? defaultServiceRanges, lookup: (group, resource) => this.admissionLookup(group, resource) };
     for (const store of this.stores.values()) store.ctx = ctx;
+    if (opts.admissionControlConfigFile) applyAdmissionConfigurationFile(ctx, opts.admissionControlConfigFile);
     const namespaces = this.storeFor('', 'v1', 'namespaces')!;
     const namespacedStores = [...this.stores.values()].filter((s) => s.def.namespaced && s.cacher);
     const perKeyPrefix = [...new Map(namespacedStores.map((s) => [s.resourcePrefix, s])).values()];

@@ -1,330 +1,49 @@
 /**
- * What an object costs against a ResourceQuota, ported from kube's quota evaluators
- * (pkg/quota/v1/evaluator/core/{pods,services,persistent_volume_claims}.go and the generic
- * object-count evaluator of k8s.io/apiserver pkg/quota/v1/generic/evaluator.go): the usage
- * of one object, the scopes it matches, and the sum over a namespace that the quota
+ * What an object costs against a ResourceQuota, ported from kube 1.35's quota evaluators
+ * (pkg/quota/v1/evaluator/core/{pods,services,persistent_volume_claims,resource_claims}.go,
+ * registry.go, the generic object-count evaluator of k8s.io/apiserver
+ * pkg/quota/v1/generic/evaluator.go and quota.CalculateUsage of pkg/quota/v1/resources.go):
+ * the usage of one object, the scopes it matches, and the sum over a namespace that the quota
  * controller writes to status.used. Shared by the admission plugin and the controller, so
  * both charge exactly the same amounts.
  */
 import type { AdmissionLookup, KubeObject } from '../registry/types.js';
-import { canonicalQuantity, compareQuantities, parseQuantity, scaledValue, type Quantity } from '../registry/validation/quantity.js';
+import { compareQuantities, scaledValue, type Quantity } from '../registry/validation/quantity.js';
+import {
+  addLists, addQuantity, list, mask, noScope, obj, objectCountName, quantity, quotaScopeSelectors, selectorMatches, toQuantity,
+  type Evaluator, type QuotaAttributes, type ResourceList,
+} from './resourcequota-lists.js';
+import { podEvaluator } from './resourcequota-pods.js';
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Json => (isObject(v) ? v : {});
-const list = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObject) : []);
+export * from './resourcequota-lists.js';
+export { isBestEffort, isTerminating, podCountsForQuota, podTotals, podUsage } from './resourcequota-pods.js';
 
-/** A corev1.ResourceList of parsed quantities. */
-export type ResourceList = Map<string, Quantity>;
-
-// ---------------------------------------------------------------------------------------------
-// Quantities and resource lists (k8s.io/apiserver pkg/quota/v1/resources.go)
-
-export const quantity = (n: number | bigint): Quantity => ({ mantissa: BigInt(n), exponent: 0, format: 'DecimalSI', internal: { kind: 'dec' }, cached: '' });
-
-export function toQuantity(v: unknown): Quantity | undefined {
-  return typeof v === 'string' ? parseQuantity(v) : typeof v === 'number' ? parseQuantity(String(v)) : undefined;
-}
-
-/** Quantity.Add: a zero left-hand side takes the other's format (so `0` + `128Mi` prints `128Mi`). */
-export function addQuantity(a: Quantity, b: Quantity): Quantity {
-  const e = Math.min(a.exponent, b.exponent);
-  const mantissa = a.mantissa * 10n ** BigInt(a.exponent - e) + b.mantissa * 10n ** BigInt(b.exponent - e);
-  return { mantissa, exponent: e, format: a.mantissa === 0n ? b.format : a.format, internal: { kind: 'dec' }, cached: '' };
-}
-
-const negate = (q: Quantity): Quantity => ({ ...q, mantissa: -q.mantissa, cached: '' });
-const isZero = (q: Quantity) => q.mantissa === 0n;
-const maxQuantity = (a: Quantity, b: Quantity) => (compareQuantities(a, b) >= 0 ? a : b);
-
-export function parseResourceList(v: unknown): ResourceList {
-  const out: ResourceList = new Map();
-  for (const [k, raw] of Object.entries(obj(v))) {
-    const q = toQuantity(raw);
-    if (q) out.set(k, q);
-  }
-  return out;
-}
-
-/** The list as the API writes it: canonical quantity strings, keys sorted. */
-export function resourceListJSON(l: ResourceList): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const k of [...l.keys()].sort()) out[k] = canonicalQuantity(l.get(k)!);
-  return out;
-}
-
-/** quota.Add: the union, summing shared keys. */
-export function addLists(a: ResourceList, b: ResourceList): ResourceList {
-  const out: ResourceList = new Map(a);
-  for (const [k, v] of b) out.set(k, out.has(k) ? addQuantity(out.get(k)!, v) : v);
-  return out;
-}
-
-/** quota.SubtractWithNonNegativeResult. */
-export function subtractNonNegative(a: ResourceList, b: ResourceList): ResourceList {
-  const out: ResourceList = new Map();
-  for (const [k, v] of a) {
-    const d = b.has(k) ? addQuantity(v, negate(b.get(k)!)) : v;
-    out.set(k, d.mantissa > 0n ? d : quantity(0));
-  }
-  for (const k of b.keys()) if (!out.has(k)) out.set(k, quantity(0));
-  return out;
-}
-
-/** quota.Mask: only the named resources. */
-export function mask(l: ResourceList, names: Iterable<string>): ResourceList {
-  const out: ResourceList = new Map();
-  for (const n of names) if (l.has(n)) out.set(n, l.get(n)!);
-  return out;
-}
-
-export function removeZeros(l: ResourceList): ResourceList {
-  return new Map([...l].filter(([, v]) => !isZero(v)));
-}
-
-/** quota.LessThanOrEqual(a, hard): the names whose usage in `a` is above `hard`. */
-export function exceeded(a: ResourceList, hard: ResourceList): string[] {
-  const out: string[] = [];
-  for (const [k, limit] of hard) {
-    const v = a.get(k);
-    if (v && compareQuantities(v, limit) > 0) out.push(k);
-  }
-  return out;
-}
-
-export function equalLists(a: ResourceList, b: ResourceList): boolean {
-  if (a.size !== b.size) return false;
-  for (const [k, v] of a) {
-    const w = b.get(k);
-    if (!w || compareQuantities(v, w) !== 0) return false;
-  }
-  return true;
-}
-
-/** prettyPrint of the admission plugin: `k=v` sorted by name, comma separated. */
-export function prettyPrint(l: ResourceList): string {
-  return [...l.keys()].sort().map((k) => `${k}=${canonicalQuantity(l.get(k)!)}`).join(',');
-}
-
-// ---------------------------------------------------------------------------------------------
-// Scopes
-
-/** A ScopedResourceSelectorRequirement; `spec.scopes` entries are the Exists form. */
-export interface ScopeSelector {
-  scopeName: string;
-  operator: string;
-  values?: string[];
-}
-
-/** getScopeSelectorsFromQuota. */
-export function quotaScopeSelectors(quota: KubeObject): ScopeSelector[] {
-  const spec = obj(quota.spec);
-  const out: ScopeSelector[] = (Array.isArray(spec.scopes) ? spec.scopes : []).map((s) => ({ scopeName: String(s), operator: 'Exists' }));
-  for (const e of list(obj(spec.scopeSelector).matchExpressions)) {
-    out.push({ scopeName: String(e.scopeName ?? ''), operator: String(e.operator ?? ''), values: Array.isArray(e.values) ? e.values.map(String) : [] });
-  }
-  return out;
-}
-
-/** ScopedResourceSelectorRequirementsAsSelector over a set holding the object's value for the scope (if any). */
-function selectorMatches(sel: ScopeSelector, value: string | undefined): boolean {
-  const values = sel.values ?? [];
-  switch (sel.operator) {
-    case 'In': return value !== undefined && values.includes(value);
-    case 'NotIn': return value === undefined || !values.includes(value);
-    case 'Exists': return value !== undefined;
-    case 'DoesNotExist': return value === undefined;
-    default: return false;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Evaluators
-
-export interface Evaluator {
-  group: string;
-  resource: string;
-  /** Whether a write of this kind can change quota usage (kube's Handles). */
-  handles(operation: 'CREATE' | 'UPDATE', subresource: string): boolean;
-  /** The quota resource names this evaluator accounts for, out of `names`. */
-  matchingResources(names: Iterable<string>): string[];
-  matchesScope(sel: ScopeSelector, o: KubeObject, now: number): boolean;
-  usage(o: KubeObject, now: number): ResourceList;
-  /** An error message when a required resource is missing from the object (pods: `must specify …`). */
-  constraints?(required: string[], o: KubeObject): string | undefined;
-}
-
-/** ObjectCountQuotaResourceNameFor. */
-export const objectCountName = (group: string, resource: string) => (group ? `count/${resource}.${group}` : `count/${resource}`);
-
-const noScope = () => false;
-
-/** The generic object-count evaluator, with kube's legacy alias for four core kinds (`configmaps`, `secrets`…). */
+/** The generic object-count evaluator: creates of the main resource cost one, with kube's legacy alias for four core kinds (`configmaps`, `secrets`…). */
 export function objectCountEvaluator(group: string, resource: string, alias?: string): Evaluator {
   const names = [objectCountName(group, resource), ...(alias ? [alias] : [])];
   return {
     group, resource,
-    handles: (op) => op === 'CREATE',
+    handles: (a) => a.subresource === '' && a.operation === 'CREATE',
     matchingResources: (input) => [...input].filter((n) => names.includes(n)),
     matchesScope: noScope,
     usage: () => new Map(names.map((n) => [n, quantity(1)])),
   };
 }
 
+/** legacyObjectCountAliases (evaluator/core/registry.go); `services` and `persistentvolumeclaims` are their evaluators' own. */
 const legacyAliases: Record<string, string> = { configmaps: 'configmaps', resourcequotas: 'resourcequotas', replicationcontrollers: 'replicationcontrollers', secrets: 'secrets' };
 
-// Pods ------------------------------------------------------------------------------------------
-
-const podResources = ['count/pods', 'cpu', 'memory', 'ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.ephemeral-storage', 'limits.cpu', 'limits.memory', 'limits.ephemeral-storage', 'pods'];
-const podResourcePrefixes = ['hugepages-', 'requests.hugepages-'];
-const nativeResource = (n: string) => !n.includes('/') || n.includes('kubernetes.io/');
-const isExtendedResourceNameForQuota = (n: string) => !nativeResource(n) && n.startsWith('requests.');
-/** helper.IsExtendedResourceName: fully qualified, outside kubernetes.io, not `requests.`-prefixed. */
-const isExtendedResourceName = (n: string) => !nativeResource(n) && !n.startsWith('requests.');
-/** Quotas on these make every container state them (a compatibility rule kube keeps). */
-const validationSet = new Set(['cpu', 'memory', 'requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory']);
-
-/** podComputeUsageHelper. */
-function podComputeUsage(requests: ResourceList, limits: ResourceList): ResourceList {
-  const out: ResourceList = new Map([['pods', quantity(1)]]);
-  for (const r of ['cpu', 'memory', 'ephemeral-storage']) {
-    const req = requests.get(r);
-    if (req) { out.set(r, req); out.set(`requests.${r}`, req); }
-    const lim = limits.get(r);
-    if (lim) out.set(`limits.${r}`, lim);
-  }
-  for (const [r, req] of requests) {
-    if (r.startsWith('hugepages-')) { out.set(r, req); out.set(`requests.${r}`, req); }
-    if (isExtendedResourceName(r)) out.set(`requests.${r}`, req);
-  }
-  return out;
-}
-
-const maxLists = (a: ResourceList, b: ResourceList): ResourceList => {
-  const out: ResourceList = new Map(a);
-  for (const [k, v] of b) out.set(k, out.has(k) ? maxQuantity(out.get(k)!, v) : v);
-  return out;
-};
-
 /**
- * resourcehelper.PodRequests / PodLimits: the containers' sum, restartable init containers
- * (sidecars) added to it, and at least what any init container needs on top of the sidecars
- * started before it; then pod overhead. Pod-level resources, where set, replace cpu and memory.
+ * DefaultIgnoredResources (pkg/quota/v1/install/registry.go): never charged by admission and
+ * never counted by the controller. The virtual ones are never stored here anyway.
  */
-export function podTotals(pod: KubeObject, which: 'requests' | 'limits'): ResourceList {
-  const spec = obj(pod.spec);
-  let total: ResourceList = new Map();
-  for (const c of list(spec.containers)) total = addLists(total, parseResourceList(obj(c.resources)[which]));
-  let sidecars: ResourceList = new Map();
-  let init: ResourceList = new Map();
-  for (const c of list(spec.initContainers)) {
-    let own = parseResourceList(obj(c.resources)[which]);
-    if (c.restartPolicy === 'Always') {
-      total = addLists(total, own);
-      sidecars = addLists(sidecars, own);
-      own = sidecars;
-    } else {
-      own = addLists(own, sidecars);
-    }
-    init = maxLists(init, own);
-  }
-  total = maxLists(total, init);
-  const podLevel = parseResourceList(obj(spec.resources)[which]);
-  for (const r of ['cpu', 'memory']) if (podLevel.has(r)) total.set(r, podLevel.get(r)!);
-  return addLists(total, parseResourceList(spec.overhead));
-}
-
-/** QuotaV1Pod: terminal pods, and pods past their deletion grace period, stop counting. */
-export function podCountsForQuota(pod: KubeObject, now: number): boolean {
-  const phase = obj(pod.status).phase;
-  if (phase === 'Succeeded' || phase === 'Failed') return false;
-  const ts = pod.metadata.deletionTimestamp;
-  const grace = pod.metadata.deletionGracePeriodSeconds;
-  if (ts && typeof grace === 'number' && now > Date.parse(ts) + grace * 1000) return false;
-  return true;
-}
-
-/** qos.GetPodQOS(pod) == BestEffort: no cpu or memory request or limit above zero anywhere. */
-export function isBestEffort(pod: KubeObject): boolean {
-  const spec = obj(pod.spec);
-  const lists = [...list(spec.containers), ...list(spec.initContainers)].flatMap((c) => [obj(c.resources).requests, obj(c.resources).limits]);
-  lists.push(obj(spec.resources).requests, obj(spec.resources).limits);
-  for (const l of lists) {
-    for (const [k, q] of parseResourceList(l)) if ((k === 'cpu' || k === 'memory') && q.mantissa > 0n) return false;
-  }
-  return true;
-}
-
-const isTerminating = (pod: KubeObject) => {
-  const d = obj(pod.spec).activeDeadlineSeconds;
-  return typeof d === 'number' && d >= 0;
-};
-
-function usesCrossNamespacePodAffinity(pod: KubeObject): boolean {
-  const affinity = obj(obj(pod.spec).affinity);
-  const crosses = (t: Json) => (Array.isArray(t.namespaces) && t.namespaces.length > 0) || (t.namespaceSelector !== undefined && t.namespaceSelector !== null);
-  for (const kind of ['podAffinity', 'podAntiAffinity']) {
-    const a = obj(affinity[kind]);
-    if (list(a.requiredDuringSchedulingIgnoredDuringExecution).some(crosses)) return true;
-    if (list(a.preferredDuringSchedulingIgnoredDuringExecution).some((w) => crosses(obj(w.podAffinityTerm)))) return true;
-  }
-  return false;
-}
-
-/** podMatchesScopeFunc. */
-function podMatchesScope(sel: ScopeSelector, pod: KubeObject): boolean {
-  switch (sel.scopeName) {
-    case 'Terminating': return isTerminating(pod);
-    case 'NotTerminating': return !isTerminating(pod);
-    case 'BestEffort': return isBestEffort(pod);
-    case 'NotBestEffort': return !isBestEffort(pod);
-    case 'PriorityClass': {
-      const pc = String(obj(pod.spec).priorityClassName ?? '');
-      if (sel.operator === 'Exists') return pc !== '';
-      return selectorMatches(sel, pc === '' ? undefined : pc);
-    }
-    case 'CrossNamespacePodAffinity': return usesCrossNamespacePodAffinity(pod);
-    default: return false;
-  }
-}
-
-/** PodUsageFunc: count/pods always; compute resources and `pods` only while the pod counts. */
-export function podUsage(pod: KubeObject, now: number): ResourceList {
-  const out: ResourceList = new Map([['count/pods', quantity(1)]]);
-  if (!podCountsForQuota(pod, now)) return out;
-  return addLists(out, podComputeUsage(podTotals(pod, 'requests'), podTotals(pod, 'limits')));
-}
-
-const podEvaluator: Evaluator = {
-  group: '', resource: 'pods',
-  // In-place resize (pods/resize) is not served, so only creates change what a pod costs.
-  handles: (op, sub) => op === 'CREATE' && sub === '',
-  matchingResources(input) {
-    const names = [...input];
-    return [
-      ...names.filter((n) => podResources.includes(n)),
-      ...names.filter((n) => podResourcePrefixes.some((p) => n.startsWith(p)) || isExtendedResourceNameForQuota(n)),
-    ];
-  },
-  matchesScope: podMatchesScope,
-  usage: podUsage,
-  constraints(required, pod) {
-    const requiredSet = required.filter((r) => validationSet.has(r));
-    const missing = new Map<string, Set<string>>();
-    const spec = obj(pod.spec);
-    for (const c of [...list(spec.containers), ...list(spec.initContainers)]) {
-      const have = podComputeUsage(parseResourceList(obj(c.resources).requests), parseResourceList(obj(c.resources).limits));
-      for (const r of requiredSet) {
-        if (have.has(r)) continue;
-        if (!missing.has(r)) missing.set(r, new Set());
-        missing.get(r)!.add(String(c.name ?? ''));
-      }
-    }
-    if (missing.size === 0) return undefined;
-    const parts = [...missing.keys()].sort().map((r) => `${r} for: ${[...missing.get(r)!].sort().join(',')}`);
-    return `must specify ${parts.join('; ')}`;
-  },
-};
+const ignoredResources = new Set([
+  '/bindings', '/componentstatuses', '/events', 'events.k8s.io/events',
+  'authentication.k8s.io/tokenreviews', 'authentication.k8s.io/selfsubjectreviews',
+  'authorization.k8s.io/subjectaccessreviews', 'authorization.k8s.io/selfsubjectaccessreviews',
+  'authorization.k8s.io/localsubjectaccessreviews', 'authorization.k8s.io/selfsubjectrulesreviews',
+]);
+export const isIgnoredResource = (group: string, resource: string) => ignoredResources.has(`${group}/${resource}`);
 
 // Services --------------------------------------------------------------------------------------
 
@@ -346,8 +65,9 @@ export function serviceUsage(svc: KubeObject): ResourceList {
 
 const serviceEvaluator: Evaluator = {
   group: '', resource: 'services',
-  // A Service's type can change, so updates are charged their difference.
-  handles: (op, sub) => sub === '' && (op === 'CREATE' || op === 'UPDATE'),
+  // A Service's type can change, so updates are charged their difference; kube's Handles looks
+  // at the operation only, so status writes are checked too (they change nothing it charges).
+  handles: (a) => a.operation === 'CREATE' || a.operation === 'UPDATE',
   matchingResources: (input) => [...input].filter((n) => serviceResources.includes(n)),
   matchesScope: noScope,
   usage: serviceUsage,
@@ -405,8 +125,10 @@ function vacNames(pvc: KubeObject): string[] {
 
 const pvcEvaluator: Evaluator = {
   group: '', resource: 'persistentvolumeclaims',
-  // A claim's request may grow (expansion); its status changes are not charged here.
-  handles: (op, sub) => sub === '' && (op === 'CREATE' || op === 'UPDATE'),
+  // A claim's request may grow (expansion). Status writes are handled when RequiresQuotaReplenish,
+  // which in kube compares two freshly allocated *Quantity pointers (Storage()) and so is always
+  // true: every status write is evaluated, its growth (allocatedResources) charged unchecked.
+  handles: (a: QuotaAttributes) => (a.subresource === '' || a.subresource === 'status') && (a.operation === 'CREATE' || a.operation === 'UPDATE'),
   matchingResources: (input) => [...input].filter((n) => n === 'count/persistentvolumeclaims' || pvcResources.includes(n) || pvcResources.some((r) => n.endsWith(storageClassSuffix + r))),
   matchesScope(sel, pvc) {
     if (sel.scopeName !== 'VolumeAttributesClass') return false;
@@ -418,9 +140,64 @@ const pvcEvaluator: Evaluator = {
   usage: pvcUsage,
 };
 
+// ResourceClaims (resource.k8s.io, DynamicResourceAllocation GA) -------------------------------
+
+const claimCountName = 'count/resourceclaims.resource.k8s.io';
+/** corev1.ResourceClaimsPerClass: `<device class>.deviceclass.resource.k8s.io/devices`. */
+const perDeviceClass = '.deviceclass.resource.k8s.io/devices';
+/** resourceapi.AllocationResultsMaxSize: what an `All` request is charged, its worst case. */
+const allocationResultsMaxSize = 32;
+
+function deviceCount(req: Record<string, unknown>): number {
+  switch (req.allocationMode) {
+    case 'ExactCount': return typeof req.count === 'number' ? req.count : 0;
+    case 'All': return allocationResultsMaxSize;
+    // An unknown mode (after a downgrade) counts nothing, as in kube.
+    default: return 0;
+  }
+}
+
+/**
+ * claimEvaluator.Usage: the claim, plus per device class the devices its requests may take;
+ * a request with alternatives (firstAvailable) is charged its largest per class. The
+ * DRAExtendedResource (alpha, off) charges through the owning pod are not ported.
+ */
+export function claimUsage(claim: KubeObject): ResourceList {
+  const out: ResourceList = new Map([[claimCountName, quantity(1)]]);
+  const add = (cls: unknown, n: number) => {
+    const name = `${String(cls ?? '')}${perDeviceClass}`;
+    out.set(name, addQuantity(out.get(name) ?? quantity(0), quantity(n)));
+  };
+  for (const req of list(obj(obj(claim.spec).devices).requests)) {
+    const alternatives = list(req.firstAvailable);
+    if (alternatives.length > 0) {
+      const worst = new Map<string, number>();
+      for (const sub of alternatives) {
+        const cls = String(sub.deviceClassName ?? '');
+        worst.set(cls, Math.max(worst.get(cls) ?? 0, deviceCount(sub)));
+      }
+      for (const [cls, n] of worst) add(cls, n);
+    } else if (req.exactly && typeof req.exactly === 'object') {
+      const exactly = obj(req.exactly);
+      add(exactly.deviceClassName, deviceCount(exactly));
+    }
+  }
+  return out;
+}
+
+const claimEvaluator: Evaluator = {
+  group: 'resource.k8s.io', resource: 'resourceclaims',
+  handles: (a) => a.subresource === '' && (a.operation === 'CREATE' || a.operation === 'UPDATE'),
+  matchingResources: (input) => [...input].filter((n) => n === claimCountName || n.endsWith(perDeviceClass)),
+  matchesScope: noScope,
+  usage: claimUsage,
+};
+
 // Registry -------------------------------------------------------------------------------------
 
-const specific = new Map<string, Evaluator>([['/pods', podEvaluator], ['/services', serviceEvaluator], ['/persistentvolumeclaims', pvcEvaluator]]);
+const specific = new Map<string, Evaluator>([
+  ['/pods', podEvaluator], ['/services', serviceEvaluator], ['/persistentvolumeclaims', pvcEvaluator], ['resource.k8s.io/resourceclaims', claimEvaluator],
+]);
 const generic = new Map<string, Evaluator>();
 
 /** The evaluator of a resource: kube's specific ones, else an object counter (created on first use, as kube's admission does). */
@@ -461,7 +238,8 @@ export function quotaMatches(e: Evaluator, quota: KubeObject, o: KubeObject, now
 /**
  * quota.CalculateUsage: what the namespace's objects use of the quota's hard resources,
  * through the evaluators' objects (the lookup's cache-first lists), counting only objects
- * that every scope of the quota selects.
+ * that every scope of the quota selects. A resource the lookup does not offer has no
+ * evaluator in kube's controller (nothing monitors it), so its names get no value at all.
  */
 export async function calculateUsage(namespace: string, quota: KubeObject, hard: ResourceList, lookup: (group: string, resource: string) => AdmissionLookup | undefined, now = Date.now()): Promise<ResourceList> {
   const hardNames = [...hard.keys()];
@@ -470,10 +248,11 @@ export async function calculateUsage(namespace: string, quota: KubeObject, hard:
   for (const e of evaluatorsForQuota(hardNames)) {
     const names = e.matchingResources(hardNames);
     if (names.length === 0) continue;
+    const source = isIgnoredResource(e.group, e.resource) ? undefined : lookup(e.group, e.resource);
+    if (!source) continue;
     let stats: ResourceList = new Map(names.map((n) => [n, quantity(0)]));
-    const source = lookup(e.group, e.resource);
-    const items = source ? await source.list(namespace) : [];
-    for (const item of items) {
+    for (const item of await source.list(namespace)) {
+      if (item.metadata.namespace !== namespace) continue;
       if (selectors.every((s) => e.matchesScope(s, item, now))) stats = addLists(stats, e.usage(item, now));
     }
     used = addLists(used, mask(stats, names));

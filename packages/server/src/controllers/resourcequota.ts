@@ -1,18 +1,23 @@
 /**
- * The resource quota controller of kube-controller-manager (pkg/controller/resourcequota),
- * in process: a quota's status.hard follows its spec.hard and status.used is recomputed from
- * the namespace's objects when a quota is created or its spec changes, and shortly after
- * objects go away or stop counting (deleted, a pod reaching a terminal phase, a Service or
- * claim changing), which admission never gives back. It follows the watch caches, so
- * writes of other replicas count too; a periodic resync (kube's --resource-quota-sync-period)
- * repairs usage charged for writes that failed after admission.
+ * The resource quota controller of kube-controller-manager, in process, ported from kube 1.35's
+ * pkg/controller/resourcequota/resource_quota_controller.go (syncResourceQuota,
+ * replenishQuota), its monitors (resource_quota_monitor.go) and the update filter of
+ * pkg/quota/v1/install/update_filter.go: a quota's status.hard follows its spec.hard and
+ * status.used is recomputed from the namespace's objects when a quota is created or its spec
+ * changes, and shortly after objects go away or change what they cost in ways admission never
+ * gives back. As kube's monitors, only namespaced resources with create, list, watch and delete
+ * are counted, the ignored ones (events, reviews) never. It follows the watch caches, so writes
+ * of other replicas count too; a periodic resync (kube's --resource-quota-sync-period) repairs
+ * usage charged for writes that failed after admission.
  */
 import type { Store } from '../registry/store.js';
 import type { AdmissionLookup, KubeObject } from '../registry/types.js';
 import type { CachedObject } from '../cacher/cachedobject.js';
 import type { CacheWatcher } from '../cacher/cachewatcher.js';
 import type { CacheEventType } from '../cacher/watchcache.js';
-import { calculateUsage, equalLists, parseResourceList, resourceListJSON, type ResourceList } from '../admission/resourcequota-usage.js';
+import {
+  calculateUsage, equalLists, isIgnoredResource, isTerminating, parseResourceList, podCountsForQuota, resourceListJSON, type ResourceList,
+} from '../admission/resourcequota-usage.js';
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
@@ -34,6 +39,10 @@ export class ResourceQuotaController {
   private again = new Set<string>();
   private timer?: NodeJS.Timeout;
   private stopped = false;
+  /** Namespaces with quotas and their names: events elsewhere replenish nothing (replenishQuota's check). */
+  private quotaNamespaces = new Map<string, Set<string>>();
+  /** What the update filter compares, per object of a namespace with quotas (kube has the old object at hand; a watch cache event does not). */
+  private seen = new Map<string, Map<string, string>>();
   private readonly debounceMs: number;
   private readonly resyncMs: number;
 
@@ -78,20 +87,54 @@ export class ResourceQuotaController {
     if (!namespace) return;
     const resource = store.def.resource;
     if (resource === 'resourcequotas') {
+      this.trackQuota(namespace, o.key.slice(o.key.lastIndexOf('/') + 1), type);
       // A quota needs its status written when new, when its spec changed, or when another quota went away (`resourcequotas` counts).
       if (type === 'DELETED' || needsSync(o.object)) this.enqueue(namespace);
       return;
     }
-    if (type === 'DELETED') return this.enqueue(namespace);
-    if (type !== 'MODIFIED') return;
-    // Changes that can lower usage, which admission never gives back.
-    if (resource === 'pods') {
-      // The pod's field-selector attributes carry its phase: no decoding on the hot path.
-      const phase = o.attrs.fields['status.phase'];
-      if (phase === 'Succeeded' || phase === 'Failed') this.enqueue(namespace);
-    } else if (resource === 'services' || resource === 'persistentvolumeclaims') {
-      this.enqueue(namespace);
+    if (!this.quotaNamespaces.has(namespace) || isIgnoredResource(store.def.group, resource)) return;
+    if (type === 'DELETED') {
+      this.seen.get(namespace)?.delete(o.key);
+      return this.enqueue(namespace);
     }
+    // DefaultUpdateFilter: claims change what they hold on every status write (its
+    // RequiresQuotaReplenish compares two fresh pointers, so always); pods and Services only
+    // through what the filter compares; other kinds never.
+    if (store.def.group === '' && resource === 'persistentvolumeclaims') {
+      if (type === 'MODIFIED') this.enqueue(namespace);
+      return;
+    }
+    const fingerprint = store.def.group === '' ? updateFilterFingerprint(resource, o) : undefined;
+    if (fingerprint === undefined) return;
+    let seen = this.seen.get(namespace);
+    if (!seen) this.seen.set(namespace, (seen = new Map()));
+    const before = seen.get(o.key);
+    seen.set(o.key, fingerprint);
+    if (type === 'MODIFIED' && before !== fingerprint) this.enqueue(namespace);
+  }
+
+  private trackQuota(namespace: string, name: string, type: CacheEventType): void {
+    let names = this.quotaNamespaces.get(namespace);
+    if (type !== 'DELETED') {
+      if (!names) this.quotaNamespaces.set(namespace, (names = new Set()));
+      names.add(name);
+      return;
+    }
+    names?.delete(name);
+    if (names && names.size === 0) {
+      this.quotaNamespaces.delete(namespace);
+      this.seen.delete(namespace);
+    }
+  }
+
+  /** The resources kube's quota monitors follow (GetQuotableResources over namespaced discovery, less the ignored). */
+  private quotable(): Set<string> {
+    const out = new Set<string>();
+    for (const s of this.stores()) {
+      const d = s.def;
+      if (d.namespaced && ['create', 'list', 'watch', 'delete'].every((v) => d.verbs.includes(v)) && !isIgnoredResource(d.group, d.resource)) out.add(`${d.group}/${d.resource}`);
+    }
+    return out;
   }
 
   enqueue(namespace: string): void {
@@ -131,10 +174,12 @@ export class ResourceQuotaController {
     const quotas = this.lookup('', 'resourcequotas');
     if (!quotas?.updateStatus) return;
     const items = (await quotas.listCached?.(namespace)) ?? (await quotas.list(namespace));
+    const quotable = this.quotable();
+    const lookup: Lookup = (group, resource) => (quotable.has(`${group}/${resource}`) ? this.lookup(group, resource) : undefined);
     for (const quota of items) {
       if (this.stopped) return;
       const hard = parseResourceList(obj(quota.spec).hard);
-      const observed = await calculateUsage(namespace, quota, hard, this.lookup);
+      const observed = await calculateUsage(namespace, quota, hard, lookup);
       await quotas.updateStatus(namespace, quota.metadata.name ?? '', (current) => {
         const currentHard = parseResourceList(obj(current.spec).hard);
         // The spec changed since the usage was computed: its own event computes it again.
@@ -168,6 +213,24 @@ export class ResourceQuotaController {
     this.pending.clear();
     for (const [store, w] of this.watchers) if (w) store.cacher?.unregister(w);
   }
+}
+
+/**
+ * What DefaultUpdateFilter compares of an updated pod or Service: for pods the Terminating
+ * scope, whether it still counts (QuotaV1Pod: not terminal, not past its deletion grace) and
+ * the resources the kubelet reports per container (in-place resize); for Services the type
+ * quota tells apart. Undefined for kinds whose updates replenish nothing.
+ */
+function updateFilterFingerprint(resource: string, o: CachedObject): string | undefined {
+  if (resource === 'services') {
+    const type = obj(o.object.spec).type;
+    return type === 'NodePort' || type === 'LoadBalancer' ? type : '';
+  }
+  if (resource !== 'pods') return undefined;
+  const pod = o.object;
+  const status = obj(pod.status);
+  const resources = (v: unknown) => (Array.isArray(v) ? v : []).map((cs) => [obj(cs).name, obj(cs).resources ?? null]);
+  return JSON.stringify([isTerminating(pod), podCountsForQuota(pod, Date.now()), resources(status.containerStatuses), resources(status.initContainerStatuses)]);
 }
 
 /** The quota's status does not reflect its spec yet: hard differs, or a hard resource has no used value. */
