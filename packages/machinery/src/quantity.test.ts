@@ -1,4 +1,7 @@
-import { canonicalQuantity, canonicalQuantityJSON, parseQuantity, quantityFormatError, quantityNumericError, quantitySuffixError } from './quantity.js';
+import {
+  canonicalQuantity, canonicalQuantityJSON, compareQuantities, isIntegral, parseQuantity, quantityFormatError, quantityNumericError, quantitySign,
+  quantitySuffixError, scaledValue, type ParsedQuantity,
+} from './quantity.js';
 
 const canonical = (s: string) => {
   const q = parseQuantity(s);
@@ -61,5 +64,41 @@ describe('resource.Quantity as kube decodes and writes it', () => {
 
   test('a value far below a nano rounds up without huge arithmetic', () => {
     expect(canonical('1e-999999999')).toBe('1e-9');
+  });
+
+  const q = (s: string): ParsedQuantity => {
+    const v = parseQuantity(s);
+    if (typeof v === 'string') throw new Error(`${s}: ${v}`);
+    return v;
+  };
+
+  test('Cmp and Sign are exact across suffixes and paths', () => {
+    expect(compareQuantities(q('1Gi'), q('1073741824'))).toBe(0);
+    expect(compareQuantities(q('500m'), q('0.5'))).toBe(0);
+    expect(compareQuantities(q('1Ki'), q('1k'))).toBe(1);
+    expect(compareQuantities(q('0'), q('-1m'))).toBe(1);
+    // 20 digits take the inf.Dec path; one nano more is still more.
+    expect(compareQuantities(q('12345678901234567890.000000001'), q('12345678901234567890'))).toBe(1);
+    expect([quantitySign(q('-1m')), quantitySign(q('0')), quantitySign(q('-0')), quantitySign(q('2Ki'))]).toEqual([-1, 0, 0, 1]);
+  });
+
+  test('ScaledValue rounds a fraction up; whole numbers are integral', () => {
+    expect(scaledValue(q('1500m'), 0)).toBe(2n);
+    expect(scaledValue(q('250m'), -3)).toBe(250n);
+    expect(scaledValue(q('1Gi'), 0)).toBe(1073741824n);
+    expect(scaledValue(q('2k'), 3)).toBe(2n);
+    expect(scaledValue(q('1n'), -3)).toBe(1n);
+    expect([isIntegral(q('1000m')), isIntegral(q('1500m')), isIntegral(q('1e-9')), isIntegral(q('3Ki'))]).toEqual([true, false, false, true]);
+  });
+
+  test('which of Go\'s representations holds the value: the int64 fast path or inf.Dec', () => {
+    expect(q('500m')).toEqual({ mantissa: 500n, exponent: -3, format: 'DecimalSI', cached: '500m' });
+    expect(q('1000m')).toEqual({ mantissa: 1000n, exponent: -3, format: 'DecimalSI', cached: undefined });
+    expect(q('123456789012345678901')).toMatchObject({ mantissa: 123456789012345678901n, exponent: 0, infDec: true });
+    expect(q('.5Ki')).toMatchObject({ mantissa: 5120n, exponent: -1, format: 'BinarySI', infDec: true });
+    // A value below one in BinarySI is DecimalSI (kube's ParseQuantity avoids printing it rounded).
+    expect(q('.0001Ki')).toMatchObject({ format: 'DecimalSI', infDec: true });
+    // Go's empty cached string is "not cached" too.
+    expect(canonicalQuantity({ mantissa: 1000n, exponent: 0, format: 'DecimalSI', cached: '' })).toBe('1k');
   });
 });

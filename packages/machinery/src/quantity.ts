@@ -1,8 +1,12 @@
 /**
- * resource.Quantity as kube's decoder reads and writes it (k8s.io/apimachinery
- * pkg/api/resource/quantity.go): ParseQuantity with its three errors, and the canonical
- * string MarshalJSON writes (`1000m` → `1`, `0.5` → `500m`, `1024Mi` → `1Gi`), including the
- * input string Go keeps when it already was canonical (`100Mi`, `1e3`, `+1`).
+ * resource.Quantity (k8s.io/apimachinery pkg/api/resource/quantity.go), the one port of it
+ * the decoder and the server's validation share: ParseQuantity with its three errors, the
+ * canonical string MarshalJSON and String() write (`1000m` → `1`, `0.5` → `500m`, `1024Mi`
+ * → `1Gi`), including the input string Go keeps when it already was canonical (`100Mi`,
+ * `1e3`, `+1`), and the arithmetic validation compares with (Cmp, Sign, ScaledValue).
+ *
+ * Values are exact decimals (mantissa × 10^exponent) in BigInt, so comparisons never lose
+ * precision the way a float would.
  */
 
 export const quantityFormatError = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
@@ -16,8 +20,14 @@ export interface ParsedQuantity {
   mantissa: bigint;
   exponent: number;
   format: QuantityFormat;
-  /** The input, when Go keeps it as the canonical string. */
+  /** The input, when Go keeps it as the canonical string; absent or '' when it does not (Go's empty `s`). */
   cached?: string;
+  /**
+   * Set when ParseQuantity took its inf.Dec path; otherwise Go holds the value as the
+   * int64Amount{value: mantissa, scale: exponent} of its fast path (field.Invalid's `%#v`
+   * of a Quantity shows which).
+   */
+  infDec?: boolean;
 }
 
 const maxInt64 = (1n << 63n) - 1n;
@@ -162,7 +172,7 @@ export function parseQuantity(str: string): ParsedQuantity | string {
     exp = 0;
   }
   if (format === 'BinarySI' && compare(m, exp, 1n, 0) < 0 && m !== 0n) format = 'DecimalSI';
-  return { mantissa: dec.mantissa < 0n ? -m : m, exponent: exp, format };
+  return { mantissa: dec.mantissa < 0n ? -m : m, exponent: exp, format, infDec: true };
 }
 
 function compare(m1: bigint, e1: number, m2: bigint, e2: number): number {
@@ -190,9 +200,36 @@ function roundUpToInteger(q: ParsedQuantity): { value: bigint; exact: boolean } 
   return { value: q.mantissa > 0n ? quotient + 1n : quotient - 1n, exact: false };
 }
 
+/** Quantity.Cmp: -1, 0 or 1. */
+export function compareQuantities(a: ParsedQuantity, b: ParsedQuantity): number {
+  return compare(a.mantissa, a.exponent, b.mantissa, b.exponent);
+}
+
+/** Quantity.Sign: -1, 0 or 1. */
+export function quantitySign(q: ParsedQuantity): number {
+  return q.mantissa < 0n ? -1 : q.mantissa > 0n ? 1 : 0;
+}
+
+/**
+ * The value times 10^-scale as an integer, a fraction rounded up towards +∞ (Quantity.ScaledValue
+ * for what validation compares: Value() is scale 0, MilliValue() scale -3).
+ */
+export function scaledValue(q: ParsedQuantity, scale: number): bigint {
+  const shift = q.exponent - scale;
+  if (shift >= 0) return q.mantissa * 10n ** BigInt(shift);
+  const div = 10n ** BigInt(-shift);
+  const quotient = q.mantissa / div;
+  return q.mantissa % div === 0n ? quotient : q.mantissa > 0n ? quotient + 1n : quotient;
+}
+
+/** Whether the value is a whole number (what AsScale(0) reports as exact). */
+export function isIntegral(q: ParsedQuantity): boolean {
+  return q.exponent >= 0 || q.mantissa % 10n ** BigInt(-q.exponent) === 0n;
+}
+
 /** Quantity.String() / MarshalJSON: the canonical form. */
 export function canonicalQuantity(q: ParsedQuantity): string {
-  if (q.cached !== undefined) return q.cached;
+  if (q.cached) return q.cached;
   if (q.mantissa === 0n) return '0';
   let format = q.format;
   let rounded = 0n;

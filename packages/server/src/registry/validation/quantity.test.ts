@@ -27,7 +27,9 @@ describe('resource.Quantity', () => {
   });
 
   test('refuses what ParseQuantity refuses', () => {
-    for (const bad of ['', 'half', 'ten', '1Gb', '1..2', '--1', 'e3']) expect([bad, parseQuantity(bad)]).toEqual([bad, undefined]);
+    for (const bad of ['', 'half', 'ten', '1Gb', '1..2', '--1', '1e3x']) expect([bad, parseQuantity(bad)]).toEqual([bad, undefined]);
+    // parseQuantityString reads a missing numerator as 0, whatever its error message's regular expression says.
+    for (const zero of ['e3', '+', '.']) expect([zero, canonicalQuantityString(zero), compareQuantities(q(zero), q('0'))]).toEqual([zero, '0', 0]);
   });
 
   test("Go's %#v of a Quantity value", () => {
