@@ -2,9 +2,10 @@
  * A Service write's ClusterIPs and node ports are tied to its storage write, as kube's
  * BeginCreate/BeginUpdate transactions tie them: a write refused after allocating (storage's
  * AlreadyExists, ResourceQuota admission, validation, a lost compare-and-swap) gives back
- * what it took, a stored update releases what it gave up and only then, and dry runs change
- * nothing. What is allocated is read from the store itself (the node-port range record and
- * the IPAddress objects), on both backends.
+ * what it took, a stored update releases what it gave up and only then, an update that
+ * removes the object (its last finalizer gone) releases it all, and dry runs change nothing.
+ * What is allocated is read from the store itself (the node-port range record and the
+ * IPAddress objects), on both backends.
  */
 import { describeBackends } from '@windlass/storage/testing';
 import { startTestServer, type TestServer } from '../../../testing/client.js';
@@ -121,6 +122,17 @@ describeBackends('Service allocation follows the write', (b) => {
     } finally {
       await other.close();
     }
+  });
+
+  test('a Service removed by the update that takes its last finalizer gives back its address and node ports', async () => {
+    const created = await create(svc('web', { type: 'NodePort', ports: [{ port: 80, nodePort: 30130 }] }, { finalizers: ['example.com/hold'] }));
+    expect(created.status).toBe(201);
+    expect((await t.call('DELETE', `${base}/web`)).status).toBe(200);
+    expect(await nodePortsInUse()).toEqual([30130]);
+    expect((await merge('web', { metadata: { finalizers: null } })).status).toBe(200);
+    expect((await t.call('GET', `${base}/web`)).status).toBe(404);
+    expect(await nodePortsInUse()).toEqual([]);
+    expect(await ipAddress(created.body.spec.clusterIP)).toBe(404);
   });
 
   test('dry runs allocate nothing and give up nothing', async () => {
