@@ -351,7 +351,7 @@ describe('usage()', () => {
 
   it('aligns descriptions in one column', () => {
     const flagLines = section('start');
-    expect(flagLines).toHaveLength(23);
+    expect(flagLines).toHaveLength(24);
     expect(new Set(flagLines.map(column)).size).toBe(1);
   });
 
