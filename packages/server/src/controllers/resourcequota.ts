@@ -16,7 +16,7 @@ import type { CachedObject } from '../cacher/cachedobject.js';
 import type { CacheWatcher } from '../cacher/cachewatcher.js';
 import type { CacheEventType } from '../cacher/watchcache.js';
 import {
-  calculateUsage, equalLists, isIgnoredResource, isTerminating, parseResourceList, podCountsForQuota, resourceListJSON, type ResourceList,
+  calculateUsage, equalLists, evaluatorsForQuota, isIgnoredResource, isTerminating, parseResourceList, podCountsForQuota, resourceListJSON, type ResourceList,
 } from '../admission/resourcequota-usage.js';
 
 type Json = Record<string, unknown>;
@@ -43,6 +43,7 @@ export class ResourceQuotaController {
   private quotaNamespaces = new Map<string, Set<string>>();
   /** What the update filter compares, per object of a namespace with quotas (kube has the old object at hand; a watch cache event does not). */
   private seen = new Map<string, Map<string, string>>();
+  private quotableMemo?: { from: Store[]; set: Set<string> };
   private readonly debounceMs: number;
   private readonly resyncMs: number;
 
@@ -89,7 +90,7 @@ export class ResourceQuotaController {
     if (resource === 'resourcequotas') {
       this.trackQuota(namespace, o.key.slice(o.key.lastIndexOf('/') + 1), type);
       // A quota needs its status written when new, when its spec changed, or when another quota went away (`resourcequotas` counts).
-      if (type === 'DELETED' || needsSync(o.object)) this.enqueue(namespace);
+      if (type === 'DELETED' || needsSync(o.object, this.quotable())) this.enqueue(namespace);
       return;
     }
     if (!this.quotaNamespaces.has(namespace) || isIgnoredResource(store.def.group, resource)) return;
@@ -129,8 +130,11 @@ export class ResourceQuotaController {
 
   /** The resources kube's quota monitors follow (GetQuotableResources over namespaced discovery, less the ignored). */
   private quotable(): Set<string> {
+    const stores = this.stores();
+    if (this.quotableMemo?.from === stores) return this.quotableMemo.set;
     const out = new Set<string>();
-    for (const s of this.stores()) {
+    this.quotableMemo = { from: stores, set: out };
+    for (const s of stores) {
       const d = s.def;
       if (d.namespaced && ['create', 'list', 'watch', 'delete'].every((v) => d.verbs.includes(v)) && !isIgnoredResource(d.group, d.resource)) out.add(`${d.group}/${d.resource}`);
     }
@@ -233,12 +237,18 @@ function updateFilterFingerprint(resource: string, o: CachedObject): string | un
   return JSON.stringify([isTerminating(pod), podCountsForQuota(pod, Date.now()), resources(status.containerStatuses), resources(status.initContainerStatuses)]);
 }
 
-/** The quota's status does not reflect its spec yet: hard differs, or a hard resource has no used value. */
-function needsSync(quota: KubeObject): boolean {
+/**
+ * addQuota's priorities: the quota's status does not reflect its spec yet (hard differs), or a
+ * hard resource some monitored evaluator measures has no used value. Names nothing measures
+ * (count/events, unknown resources) never get one, so they must not ask again on every status
+ * write: kube's quota informer ignores updates that leave spec.hard alone.
+ */
+function needsSync(quota: KubeObject, quotable: Set<string>): boolean {
   const spec = parseResourceList(obj(quota.spec).hard);
   const status = obj(quota.status);
   const hard = parseResourceList(status.hard);
   if (!equalLists(spec, hard)) return true;
   const used = obj(status.used);
-  return [...spec.keys()].some((k) => !(k in used));
+  const measured = (name: string) => evaluatorsForQuota([name]).some((e) => quotable.has(`${e.group}/${e.resource}`) && e.matchingResources([name]).length > 0);
+  return [...spec.keys()].some((k) => !(k in used) && measured(k));
 }
