@@ -118,3 +118,18 @@ test('pod rows of finished pods carry the Completed condition; running pods none
   const one = await t.call('GET', `${path}/done`, { accept: table });
   expect(Object.keys(one.body.rows[0])).toEqual(['cells', 'conditions', 'object']);
 });
+
+test('Pods: the AppArmor annotation PrepareForCreate turns into a field warns even when validation refuses the pod', async () => {
+  const path = '/api/v1/namespaces/default/pods';
+  const annotation = 'container.apparmor.security.beta.kubernetes.io/app';
+  const expected = `metadata.annotations[${annotation}]: deprecated since v1.30; use the "appArmorProfile" field instead`;
+  // No image: 422, and kube has already added the warning from PrepareForCreate.
+  const refused = await t.call('POST', path, { body: { metadata: { name: 'armored', annotations: { [annotation]: 'runtime/default' } }, spec: { containers: [{ name: 'app' }] } } });
+  expect(refused.status).toBe(422);
+  expect(refused.body.details.causes).toEqual([{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.containers[0].image' }]);
+  expect(refused.headers.get('warning')).toBe(warningHeader(expected));
+  const created = await t.call('POST', path, { body: { metadata: { name: 'armored', annotations: { [annotation]: 'runtime/default' } }, spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] } } });
+  expect(created.status).toBe(201);
+  expect(created.headers.get('warning')?.startsWith(warningHeader(expected)!)).toBe(true);
+  expect(created.body.spec.containers[0].securityContext).toEqual({ appArmorProfile: { type: 'RuntimeDefault' } });
+});

@@ -344,7 +344,7 @@ export class Store {
     const s = this.kind.strategy;
     // Status is the server's to write: a create starts from none (kube's PrepareForCreate resets it; kinds set their initial status).
     if (this.hasStatus) delete obj.status;
-    s.prepareForCreate?.(obj);
+    s.prepareForCreate?.(obj, (message) => void opts.warnings?.push(message));
     this.validateOrThrow(obj.metadata.name ?? '', [...validateObjectMeta(obj.metadata, { namespaced: this.def.namespaced, nameValidator: s.nameValidator }), ...(s.validate?.(obj) ?? [])]);
     if (s.warningsOnCreate) opts.warnings?.push(...s.warningsOnCreate(obj));
     await this.admit('validate', 'CREATE', obj, undefined, opts);

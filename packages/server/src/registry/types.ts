@@ -45,7 +45,8 @@ export interface Strategy {
    */
   normalize?(obj: KubeObject): void;
   /** Defaults and server-owned fields on create (e.g. status reset). Mutates obj. */
-  prepareForCreate?(obj: KubeObject): void;
+  /** `warn` adds a Warning to the response at once, kept even when validation then refuses the write (kube's warning.AddWarning from PrepareForCreate). */
+  prepareForCreate?(obj: KubeObject, warn?: (message: string) => void): void;
   /** Server-owned fields kept from the old object on update. Mutates obj. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   /** Kind-specific validation on create (object metadata is validated generically). */

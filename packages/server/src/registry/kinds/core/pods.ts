@@ -71,12 +71,6 @@ const statusStrategy: StatusStrategy = {
   },
 };
 
-/**
- * The AppArmor annotations kube's PrepareForCreate turns into fields warn from there, before
- * WarningsOnCreate; they wait here for the create's other warnings.
- */
-const appArmorWarnings = new WeakMap<KubeObject, string[]>();
-
 /** Metadata an ephemeral-containers write may not change (metav1.ResetObjectMetaForStatus). */
 const resetMeta = ['labels', 'annotations', 'finalizers', 'ownerReferences', 'deletionTimestamp', 'generation'];
 
@@ -217,16 +211,14 @@ export const pods: KindDefinition = {
     nameValidator: nameIsDNSSubdomain,
     defaults: (pod) => defaultPod(pod as Json),
     normalize: (pod) => convertPodStatusIPs(pod as Json),
-    prepareForCreate(pod) {
+    prepareForCreate(pod, warn) {
       preparePodForCreate(pod as Json);
-      const warnings = applyAppArmorVersionSkew(pod as Json);
-      if (warnings.length > 0) appArmorWarnings.set(pod, warnings);
+      for (const w of applyAppArmorVersionSkew(pod as Json)) warn?.(w);
     },
     validate: (pod) => validatePodCreate(pod as Json, { resourceIsPod: true }),
     validateUpdate: (pod, old) => validatePodUpdate(pod as Json, old as Json, { ...validationOptionsFor(specOf(old), old.metadata.annotations), resourceIsPod: true }),
     // kube skips warnings on pod updates: people rarely write pods, controllers write them often.
     warningsOnCreate: (pod) => [
-      ...(appArmorWarnings.get(pod) ?? []),
       ...dnsLabelNameWarning(pod.metadata.name, "the Pod's hostname"),
       ...podWarnings(pod as Json),
     ],
