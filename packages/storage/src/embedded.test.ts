@@ -27,6 +27,19 @@ test('an empty store is at revision 1, like a fresh etcd; the first write gets 2
   await s.close();
 });
 
+test('the revision is known without a read: every acknowledged write is at or below it, none pending above it', async () => {
+  const s = new EmbeddedStorage(':memory:');
+  expect(s.currentRevisionNow()).toBe(1);
+  const writes = [s.create('/a', b('1')), s.create('/b', b('2'))];
+  // Submitted, not committed: not yet part of the revision anyone may be answered with.
+  expect(s.currentRevisionNow()).toBe(1);
+  const done = await Promise.all(writes);
+  expect(s.currentRevisionNow()).toBe(Math.max(...done.map((kv) => kv.modRevision)));
+  expect(await s.currentRevision()).toBe(s.currentRevisionNow());
+  await s.close();
+  expect(() => s.currentRevisionNow()).toThrow(expect.objectContaining({ code: 'Unavailable' }));
+});
+
 test('a file store keeps data, revision and compaction across reopen, creating its directory', async () => {
   const path = join(dir, 'nested', 'dir', 'state.db');
   const s1 = new EmbeddedStorage({ path });

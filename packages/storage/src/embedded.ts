@@ -113,6 +113,11 @@ export class EmbeddedStorage implements Storage {
   }
 
   async currentRevision(): Promise<number> {
+    return this.currentRevisionNow();
+  }
+
+  /** Writes are acknowledged only after their batch's COMMIT set this.rev (group-commit.ts). */
+  currentRevisionNow(): number {
     this.checkOpen();
     return this.rev;
   }

@@ -110,6 +110,11 @@ export interface Storage {
   watch(prefix: string, fromRevision: number, listener: WatchListener, opts?: WatchOptions): Promise<WatchHandle>;
   /** The current store revision, read linearizably. */
   currentRevision(): Promise<number>;
+  /**
+   * The current revision without a round trip, where the store lives in this process: every
+   * write acknowledged so far is at or below it. Absent where it takes a read (etcd).
+   */
+  currentRevisionNow?(): number;
   /** Drop history below `revision`. Reads/watches below it then fail with Compacted. */
   compact(revision: number): Promise<void>;
   /** The revision the store was last compacted at (0 if never). */

@@ -70,3 +70,19 @@ test('a failed read fails only the callers that shared it', async () => {
   store.pending[1].resolve(3);
   expect(await next).toBe(3);
 });
+
+test('a store that knows its revision in-process is asked directly: no read, no turn of the event loop', async () => {
+  let rev = 4;
+  const store = { ...manualStore(), currentRevisionNow: () => rev };
+  const reader = new RevisionReader(store);
+  const order: string[] = [];
+  const read = reader.read().then((r) => order.push(`read ${r}`));
+  setImmediate(() => order.push('next turn'));
+  rev = 6; // asked at the call, not later
+  await read;
+  expect(order).toEqual(['read 4']);
+  expect(store.pending).toHaveLength(0);
+  expect(reader.reads).toBe(0);
+  const closed = { ...manualStore(), currentRevisionNow: (): number => { throw new Error('storage is closed'); } };
+  await expect(new RevisionReader(closed).read()).rejects.toThrow('storage is closed');
+});

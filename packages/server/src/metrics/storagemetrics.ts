@@ -181,7 +181,12 @@ function since(start: number): number {
 
 /** The Storage interface, each request timed and counted under its resource's labels. */
 export class MeteredStorage implements Storage {
-  constructor(private readonly inner: Storage, private readonly m: StorageMetrics) {}
+  /** Forwarded only where the inner store has it: no request, so nothing to measure. */
+  readonly currentRevisionNow?: () => number;
+
+  constructor(private readonly inner: Storage, private readonly m: StorageMetrics) {
+    if (inner.currentRevisionNow) this.currentRevisionNow = () => inner.currentRevisionNow!();
+  }
 
   get name(): string {
     return this.inner.name;
