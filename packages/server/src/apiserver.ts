@@ -232,9 +232,8 @@ export class APIServer {
     app.use(healthRoutes(
       { healthz: () => this.healthChecks('healthz'), livez: () => this.healthChecks('livez'), readyz: () => this.healthChecks('readyz') },
       // kube's InstallPathHandler instruments each root check path with an empty component.
-      (path, code, seconds, bytes) => this.operations.requests.nonResourceRoute(path, '').observe(code, seconds, bytes),
+      (path, verb, dryRun, code, seconds, bytes) => this.operations.requests.nonResourceRoute(path, '', verb, dryRun).observe(code, seconds, bytes),
     ));
-    app.get(['/version', '/version/'], (req, res) => writeObject(res, 200, serverVersion, { mediaType: 'application/json', pretty: true }));
     app.use(nonResourceMetrics(this.operations.requests));
     app.use(openAPIRoutes(this.registry));
     app.use((req, res) => this.serveNonResource(req, res));
@@ -321,29 +320,52 @@ export class APIServer {
     return out;
   }
 
+  /**
+   * Discovery and /version, routed as kube-apiserver 1.35's handlers are: /apis, /apis/ and
+   * /apis/<group>[/] on kube-aggregator's path mux answer every method; /api[/<version>],
+   * /apis/<group>/<version> and /version are go-restful web services with one GET route, so
+   * another method (HEAD included) is go-restful's 405 as a Status, and a path under them
+   * that no route matches is its 404 Status. Anything else is the plain 404 page.
+   */
   private serveNonResource(req: Request, res: Response): void {
+    // kube's WithCacheControl, for every answer that does not choose its own caching.
+    res.setHeader('Cache-Control', 'no-cache, private');
     const pretty = typeof req.query.pretty === 'string' ? req.query.pretty : null;
-    const parts = req.path.split('/').filter(Boolean);
-    if (req.method === 'GET' && parts.length === 1 && (parts[0] === 'api' || parts[0] === 'apis') && wantsAggregatedDiscovery(req.headers.accept)) {
+    const path = req.path;
+    const parts = path.split('/').filter(Boolean);
+    const get = req.method === 'GET';
+    if ((path === '/apis' || ((path === '/api' || path === '/api/') && get)) && wantsAggregatedDiscovery(req.headers.accept)) {
       const { pretty: p } = negotiate(undefined, { userAgent: req.headers['user-agent'], pretty });
       const doc = aggregatedDiscovery(this.registry, parts[0] === 'api');
       return writeAggregatedDiscovery(req, res, doc, encodeBody(doc, { mediaType: 'application/json', pretty: p }));
     }
+    let doc: unknown;
+    let restful = false;
+    if (parts[0] === 'version' && parts.length === 1) {
+      if (!get) return writeError(res, newMethodNotAllowed());
+      return writeObject(res, 200, serverVersion, { mediaType: 'application/json', pretty: true });
+    }
+    if (parts[0] === 'api') {
+      // go-restful's /api and /api/<version> web services own every path under /api.
+      restful = true;
+      if (parts.length === 1) doc = apiVersions(this.address);
+      else if (parts.length === 2) doc = apiResourceList(this.registry, parts[1]);
+    } else if (parts[0] === 'apis') {
+      if (parts.length === 1) doc = apiGroupList(this.registry);
+      else if (parts.length === 2) doc = apiGroup(this.registry, parts[1]);
+      else if (this.registry.hasGroup(parts[1])) {
+        restful = true;
+        if (parts.length === 3) doc = apiResourceList(this.registry, `${parts[1]}/${parts[2]}`);
+      }
+    }
+    if (doc === undefined) return restful ? writeError(res, notFoundStatus()) : notFoundPage(res);
+    if (restful && !get) return writeError(res, newMethodNotAllowed());
     let n: Negotiated;
     try {
       n = negotiate(req.headers.accept, { userAgent: req.headers['user-agent'], pretty });
     } catch (err) {
       return writeError(res, err);
     }
-    let doc: unknown;
-    if (req.method === 'GET') {
-      if (parts.length === 1 && parts[0] === 'api') doc = apiVersions(this.address);
-      else if (parts.length === 2 && parts[0] === 'api') doc = apiResourceList(this.registry, parts[1]);
-      else if (parts.length === 1 && parts[0] === 'apis') doc = apiGroupList(this.registry);
-      else if (parts.length === 2 && parts[0] === 'apis') doc = apiGroup(this.registry, parts[1]);
-      else if (parts.length === 3 && parts[0] === 'apis') doc = apiResourceList(this.registry, `${parts[1]}/${parts[2]}`);
-    }
-    if (doc === undefined) return notFoundPage(res);
     writeObject(res, 200, doc, n);
   }
 

@@ -1,82 +1,166 @@
-/** /openapi/v2 and /openapi/v3: kubectl reads them to validate fields and compute strategic patches. */
-import { Router, type NextFunction, type Request, type Response } from 'express';
+/**
+ * /openapi/v2 and /openapi/v3: kubectl reads them to validate fields and compute strategic
+ * patches. Answered as kube-apiserver 1.35 answers them, for every method (kube serves them
+ * from its path mux, which does not look at methods):
+ *
+ * - /openapi/v2: kube-openapi's handler behind kube-aggregator, wrapped in gziphandler: the
+ *   first Accept clause it can serve, the document's SHA-512 as ETag, http.ServeContent's
+ *   conditional requests and ranges, gzip from 1400 bytes, 406 when nothing acceptable.
+ * - /openapi/v3: kube-aggregator's specProxier: the index through http.ServeContent with no
+ *   ETag and no Content-Type (Go sniffs JSON as `text/plain; charset=utf-8`), modified "now";
+ *   a key the index lacks is a bare 404; a known key goes to kube-openapi's handler3.
+ *
+ * kube-openapi also offers protobuf (`application/com.github.proto-openapi.spec.v2.v1.0+protobuf`
+ * and the v3 twin: gnostic's OpenAPI models); Windlass has no gnostic encoder, so those clauses
+ * are skipped: a client listing JSON after them gets JSON, one asking only protobuf gets 406.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { createHash } from 'node:crypto';
 import { buildOpenAPIV2, buildOpenAPIV3, loadSchemas, openAPIV3Hash, openAPIV3Index } from '@windlass/schemas';
 import type { APIRegistry } from './registry/index.js';
+import { gziphandlerAcceptsGzip, parseAccept, serveContent, writeEmpty, type AcceptClause } from './servecontent.js';
 
-/** The schema data is loaded at the first request that needs it, not at start. */
-const route = (fn: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response, next: NextFunction) => {
-  fn(req, res).catch(next);
-};
+/** A document as kube-openapi caches it: its JSON bytes, their hash, and when they were built. */
+interface Built {
+  body: Buffer;
+  etag: string;
+  modified: Date;
+}
 
-/** http.ServeContent's If-None-Match test: `*`, or any listed tag equal to ours under weak comparison. */
-function noneMatch(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  const bare = (t: string) => t.trim().replace(/^W\//, '');
-  return header.split(',').some((t) => t.trim() === '*' || bare(t) === etag);
+function built(json: string, etag?: string): Built {
+  const body = Buffer.from(json);
+  return { body, etag: etag ?? createHash('sha512').update(body).digest('hex').toUpperCase(), modified: new Date() };
+}
+
+/** kube's WithCacheControl filter: every answer not choosing its own caching is `no-cache, private`. */
+function defaultCacheControl(res: Response): void {
+  if (!res.hasHeader('Cache-Control')) res.setHeader('Cache-Control', 'no-cache, private');
+}
+
+function addVary(res: Response, value: string): void {
+  const prev = res.getHeader('Vary');
+  res.setHeader('Vary', prev === undefined ? value : [...(Array.isArray(prev) ? prev : [String(prev)]), value]);
+}
+
+/** The clauses in kube's order; an absent Accept is `*\/*`. */
+function clauses(req: Request): AcceptClause[] {
+  const accept = req.headers.accept;
+  return parseAccept(accept === undefined || accept === '' ? '*/*' : accept);
+}
+
+/** Whether a clause accepts `application/json`, the one form Windlass serves (see the module comment). */
+const acceptsJSON = (c: AcceptClause) => (c.type === 'application' || c.type === '*') && (c.subType === 'json' || c.subType === '*');
+
+/** Go's Request.URL.Query().Get: the first value, or "". */
+function queryValue(req: Request, name: string): string {
+  const url = req.originalUrl;
+  const q = url.indexOf('?');
+  return q < 0 ? '' : (new URLSearchParams(url.slice(q + 1)).get(name) ?? '');
 }
 
 /**
- * A group version's document as kube-openapi's handler3 answers it: its hash as the ETag,
- * 304 to a matching If-None-Match; with `?hash=` the answer is immutable, or a 301 to the
- * current hash's URL when the asked one is stale (kubectl's cache keys on it).
+ * kube-openapi's OpenAPIService for /openapi/v2: gziphandler adds `Vary: Accept-Encoding`
+ * first, the handler `Vary: Accept`, then the first clause it can serve decides.
  */
-function writeGroupVersion(req: Request, res: Response, path: string, doc: string, hash: string): void {
-  const etag = `"${hash}"`;
-  res.setHeader('Vary', 'Accept');
-  res.setHeader('Etag', etag);
-  const asked = typeof req.query.hash === 'string' ? req.query.hash : '';
-  if (asked !== '' && asked !== hash) {
-    res.redirect(301, `${path}?hash=${hash}`);
+function serveV2(req: Request, res: Response, doc: Built): void {
+  res.setHeader('Vary', 'Accept-Encoding');
+  const gzip = gziphandlerAcceptsGzip(req.headers['accept-encoding']);
+  addVary(res, 'Accept');
+  if (!clauses(req).some(acceptsJSON)) return writeEmpty(res, 406);
+  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Etag', `"${doc.etag}"`);
+  serveContent(req, res, doc.modified, doc.body, { gzip });
+}
+
+/**
+ * handler3's HandleGroupVersion: its hash as the ETag; with `?hash=` the answer is immutable
+ * for a year, or a 301 to the current hash's URL when the asked one is stale (kubectl's cache
+ * keys on it). An Accept with no parsable clause gets an empty 200, as handler3 returns early.
+ */
+function serveGroupVersion(req: Request, res: Response, key: string, doc: Built): void {
+  addVary(res, 'Accept');
+  const cs = clauses(req);
+  if (cs.length === 0) {
+    res.setHeader('Content-Length', 0);
+    res.writeHead(200);
+    res.end();
     return;
   }
-  if (asked !== '') {
+  if (!cs.some(acceptsJSON)) return writeEmpty(res, 406);
+  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Etag', `"${doc.etag}"`);
+  const hash = queryValue(req, 'hash');
+  if (hash !== '') {
+    if (hash !== doc.etag) {
+      // http.Redirect writes no body when the handler already chose a Content-Type.
+      res.setHeader('Location', `/openapi/v3/${key}?hash=${doc.etag}`);
+      return writeEmpty(res, 301);
+    }
     res.setHeader('Cache-Control', 'public, immutable');
     const expires = new Date();
     expires.setUTCFullYear(expires.getUTCFullYear() + 1);
+    // Go's time.RFC1123 in the server's zone, UTC here.
     res.setHeader('Expires', expires.toUTCString().replace(/GMT$/, 'UTC'));
-  } else {
-    res.setHeader('Cache-Control', 'no-cache, private');
   }
-  if (noneMatch(req.headers['if-none-match'], etag)) {
-    res.status(304).end();
-    return;
-  }
-  res.type('application/json').end(doc);
+  serveContent(req, res, doc.modified, doc.body);
 }
 
-export function openAPIRoutes(registry: APIRegistry): Router {
-  const router = Router();
+/** JSON with object keys in Go's map order (bytewise), as json.Marshal writes the index's map. */
+function sortedIndex(index: { paths: Record<string, unknown> }): string {
+  const keys = Object.keys(index.paths).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify({ paths: Object.fromEntries(keys.map((k) => [k, index.paths[k]])) });
+}
+
+export function openAPIRoutes(registry: APIRegistry): (req: Request, res: Response, next: NextFunction) => void {
   const served = () => registry.all().map((d) => ({ group: d.group, version: d.version, kind: d.kind, resource: d.resource, namespaced: d.namespaced }));
-  // Documents are built once: the served kinds do not change while the process runs.
-  let v2: string | undefined;
-  let v3Index: string | undefined;
-  const v3 = new Map<string, { doc: string; hash: string }>();
-  router.get('/openapi/v2', route(async (_req, res) => {
-    const schemas = await loadSchemas();
-    v2 ??= JSON.stringify(buildOpenAPIV2(schemas, served()));
-    res.type('application/json').end(v2);
-  }));
-  router.get('/openapi/v3', route(async (_req, res) => {
-    const schemas = await loadSchemas();
-    v3Index ??= JSON.stringify(openAPIV3Index(schemas, registry.groupVersions(), served()));
-    res.type('application/json').end(v3Index);
-  }));
-  router.get(/^\/openapi\/v3\/(apis?)\/(.+)$/, route(async (req, res) => {
-    const m = /^\/openapi\/v3\/(apis?)\/(.+)$/.exec(req.path)!;
-    const gv = m[2];
-    const defs = registry.resourcesIn(gv);
-    if (!defs || (m[1] === 'api') !== !gv.includes('/')) {
-      res.status(404).type('text/plain').end('404 page not found\n');
-      return;
+  // Documents are built once, at the first request that needs them: the served kinds do not change while the process runs.
+  let v2: Built | undefined;
+  let v3Index: { json: string; keys: Set<string> } | undefined;
+  const v3 = new Map<string, Built>();
+  const index = async () => {
+    if (!v3Index) {
+      const doc = openAPIV3Index(await loadSchemas(), registry.groupVersions(), served()) as { paths: Record<string, unknown> };
+      v3Index = { json: sortedIndex(doc), keys: new Set(Object.keys(doc.paths)) };
     }
-    const schemas = await loadSchemas();
-    let built = v3.get(gv);
-    if (!built) {
-      const doc = buildOpenAPIV3(schemas, gv, served());
-      built = { doc: JSON.stringify(doc), hash: openAPIV3Hash(doc) };
-      v3.set(gv, built);
+    return v3Index;
+  };
+  const serve = async (req: Request, res: Response): Promise<boolean> => {
+    const path = req.path;
+    if (path === '/openapi/v2') {
+      const schemas = await loadSchemas();
+      v2 ??= built(JSON.stringify(buildOpenAPIV2(schemas, served())));
+      defaultCacheControl(res);
+      serveV2(req, res, v2);
+      return true;
     }
-    writeGroupVersion(req, res, req.path, built.doc, built.hash);
-  }));
-  return router;
+    if (path === '/openapi/v3') {
+      const { json } = await index();
+      defaultCacheControl(res);
+      // specProxier's handleDiscovery: modified now, no ETag, no Content-Type (sniffed).
+      serveContent(req, res, new Date(), Buffer.from(json));
+      return true;
+    }
+    if (!path.startsWith('/openapi/v3/')) return false;
+    defaultCacheControl(res);
+    const key = path.slice('/openapi/v3/'.length);
+    const { keys } = await index();
+    const gv = key.replace(/^apis?\//, '');
+    if (!keys.has(key) || !registry.resourcesIn(gv)) {
+      // specProxier: no group version matches, `w.WriteHeader(404)` and nothing else.
+      writeEmpty(res, 404);
+      return true;
+    }
+    let doc = v3.get(key);
+    if (!doc) {
+      const spec = buildOpenAPIV3(await loadSchemas(), gv, served());
+      doc = built(JSON.stringify(spec), openAPIV3Hash(spec));
+      v3.set(key, doc);
+    }
+    serveGroupVersion(req, res, key, doc);
+    return true;
+  };
+  return (req, res, next) => {
+    if (!req.path.startsWith('/openapi/')) return next();
+    serve(req, res).then((done) => { if (!done) next(); }, next);
+  };
 }

@@ -2,9 +2,13 @@
  * /healthz, /livez and /readyz as kube's healthz package serves them: named checks, `ok` when
  * all pass (`?verbose` lists them, `?exclude=name` skips one), every check listed with
  * `[-]name failed: reason withheld` and 500 when one fails, and /readyz/<name> for one check.
+ * kube registers them on its path mux, which matches exact paths and any method: HEAD and
+ * POST /healthz answer as GET does, /healthz/ is not found.
  */
-import { Router, type Request, type Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { sliMetrics } from '../metrics/endpoint.js';
+import { nonResourceVerb } from '../metrics/nonresource.js';
+import { dryRunIndex } from '../metrics/requestmetrics.js';
 import type { HealthcheckType } from '../metrics/slis.js';
 
 export interface HealthCheck {
@@ -18,13 +22,40 @@ function queryList(v: unknown): string[] {
   return (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
 }
 
-function plain(res: Response, code: number, body: string): void {
-  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+/**
+ * The handler's body with the headers kube's chain gives it: `Cache-Control` from
+ * WithCacheControl, `nosniff` only where the handler (or http.Error) sets it, and the
+ * Content-Length Go computes for a short body (a HEAD's too: Go counts what it discards).
+ */
+function plain(res: Response, code: number, body: string, nosniff = true): void {
+  const headers: Record<string, string | number> = { 'Cache-Control': 'no-cache, private', 'Content-Length': Buffer.byteLength(body), 'Content-Type': 'text/plain; charset=utf-8' };
+  if (nosniff) headers['X-Content-Type-Options'] = 'nosniff';
+  res.writeHead(code, headers);
   res.end(body);
 }
 
-/** Records one answer of a root health endpoint (kube instruments /healthz, /livez and /readyz). */
-export type HealthObserver = (path: string, code: number, seconds: number, bodyBytes: number) => void;
+/**
+ * Records one answer of a root health endpoint (kube instruments /healthz, /livez and /readyz
+ * with InstrumentHandlerFunc): `verb` and `dryRun` as MonitorRequest reports the request.
+ */
+export type HealthObserver = (path: string, verb: string, dryRun: number, code: number, seconds: number, bodyBytes: number) => void;
+
+/**
+ * MonitorRequest's labels for a request without resource: cleanVerb of the method (HEAD is
+ * GET, `?watch` on a GET is WATCH, an apply-patch PATCH is APPLY, unknown methods "other") and
+ * cleanDryRun of the query. kube's getVerbIfWatch looks at GET only, so a HEAD with `?watch`
+ * stays GET: its query is not shown to the helper.
+ */
+function reported(req: Request): { verb: string; dryRun: number } {
+  const url = req.originalUrl;
+  const q = url.indexOf('?');
+  const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+  const method = req.method.toUpperCase();
+  return {
+    verb: nonResourceVerb(method, method === 'HEAD' ? new URLSearchParams() : query, req.headers['content-type']),
+    dryRun: dryRunIndex(url, query),
+  };
+}
 
 async function failed(c: HealthCheck): Promise<Error | null> {
   try {
@@ -39,7 +70,8 @@ async function serveRoot(name: HealthcheckType, checks: HealthCheck[], req: Requ
   const start = performance.now();
   const answer = (code: number, body: string) => {
     plain(res, code, body);
-    observe?.(`/${name}`, code, (performance.now() - start) / 1000, Buffer.byteLength(body));
+    const { verb, dryRun } = reported(req);
+    observe?.(`/${name}`, verb, dryRun, code, (performance.now() - start) / 1000, Buffer.byteLength(body));
   };
   const excluded = new Set(queryList(req.query.exclude));
   let out = '';
@@ -65,19 +97,21 @@ async function serveRoot(name: HealthcheckType, checks: HealthCheck[], req: Requ
   answer(200, `${out}${name} check passed\n`);
 }
 
-/** Routes for each endpoint name (healthz, livez, readyz) and its checks, in kube's order. */
-export function healthRoutes(endpoints: Partial<Record<HealthcheckType, () => HealthCheck[]>>, observe?: HealthObserver): Router {
-  const router = Router();
-  for (const [name, checks] of Object.entries(endpoints) as Array<[HealthcheckType, () => HealthCheck[]]>) {
-    router.get(`/${name}`, (req, res) => void serveRoot(name, checks(), req, res, observe));
-    router.get(`/${name}/*check`, (req, res, next) => {
-      const checkName = (req.params as { check: string[] }).check.join('/');
-      const c = checks().find((x) => x.name === checkName);
-      if (!c) return next();
-      void failed(c).then((err) => (err ? plain(res, 500, `internal server error: ${err.message}\n`) : plain(res, 200, 'ok')));
-    });
-  }
-  return router;
+/** Handlers for each endpoint name (healthz, livez, readyz) and its checks, in kube's order, at their exact paths. */
+export function healthRoutes(endpoints: Partial<Record<HealthcheckType, () => HealthCheck[]>>, observe?: HealthObserver): (req: Request, res: Response, next: NextFunction) => void {
+  const names = new Set(Object.keys(endpoints) as HealthcheckType[]);
+  return (req, res, next) => {
+    const path = req.path;
+    const slash = path.indexOf('/', 1);
+    const name = (slash < 0 ? path.slice(1) : path.slice(1, slash)) as HealthcheckType;
+    if (!names.has(name)) return next();
+    const checks = endpoints[name]!();
+    if (slash < 0) return void serveRoot(name, checks, req, res, observe);
+    // /readyz/<check>: kube's adaptCheckToHandler, `ok` through Go's sniffer, errors through http.Error.
+    const c = checks.find((x) => x.name === path.slice(slash + 1));
+    if (!c) return next();
+    void failed(c).then((err) => (err ? plain(res, 500, `internal server error: ${err.message}\n`) : plain(res, 200, 'ok', false)));
+  };
 }
 
 /** Rejects after `ms` with kube's message for a check that did not answer. */
