@@ -73,6 +73,6 @@ export function writeError(res: ServerResponse, err: unknown, n: Encoding = { me
 }
 
 export function notFoundPage(res: ServerResponse): void {
-  res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+  res.writeHead(404, { 'Cache-Control': 'no-cache, private', 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
   res.end('404 page not found\n');
 }

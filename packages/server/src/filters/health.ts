@@ -43,8 +43,7 @@ export type HealthObserver = (path: string, verb: string, dryRun: number, code: 
 /**
  * MonitorRequest's labels for a request without resource: cleanVerb of the method (HEAD is
  * GET, `?watch` on a GET is WATCH, an apply-patch PATCH is APPLY, unknown methods "other") and
- * cleanDryRun of the query. kube's getVerbIfWatch looks at GET only, so a HEAD with `?watch`
- * stays GET: its query is not shown to the helper.
+ * cleanDryRun of the query.
  */
 function reported(req: Request): { verb: string; dryRun: number } {
   const url = req.originalUrl;
@@ -52,7 +51,7 @@ function reported(req: Request): { verb: string; dryRun: number } {
   const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
   const method = req.method.toUpperCase();
   return {
-    verb: nonResourceVerb(method, method === 'HEAD' ? new URLSearchParams() : query, req.headers['content-type']),
+    verb: nonResourceVerb(method, query, req.headers['content-type']),
     dryRun: dryRunIndex(url, query),
   };
 }

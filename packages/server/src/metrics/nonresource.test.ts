@@ -138,6 +138,8 @@ test('which requests kube instruments and the verb it reports for them', () => {
   expect(instrumentedNonResource('GET', '/openapi/v2', undefined)).toBeUndefined();
   const q = (s: string) => new URLSearchParams(s);
   expect(nonResourceVerb('HEAD', q(''), undefined)).toBe('GET');
+  // getVerbIfWatch looks at the request's own method.
+  expect(nonResourceVerb('HEAD', q('watch=1'), undefined)).toBe('GET');
   expect(nonResourceVerb('GET', q('watch=1'), undefined)).toBe('WATCH');
   expect(nonResourceVerb('GET', q('watch=false'), undefined)).toBe('GET');
   expect(nonResourceVerb('PATCH', q(''), 'application/apply-patch+yaml')).toBe('APPLY');

@@ -46,7 +46,8 @@ const knownMethods = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'CONNECT'
 /** kube's cleanVerb for a request without RequestInfo's resource: the method, refined. */
 export function nonResourceVerb(method: string, query: URLSearchParams, contentType: string | undefined): string {
   const verb = method === 'HEAD' ? 'GET' : method;
-  if (verb === 'GET') {
+  // kube's getVerbIfWatch looks at the request's own method: a HEAD with ?watch stays GET.
+  if (method === 'GET') {
     const watch = query.get('watch');
     if (watch !== null && watch.toLowerCase() !== '0' && watch.toLowerCase() !== 'false') return 'WATCH';
   }
