@@ -24,6 +24,7 @@ import { refuseComputed, refuseSubresource } from './handlers/notserved.js';
 import { checkNamespaceDeletable, namespaceDeletionRequested, namespaceExists } from './admission/namespacelifecycle.js';
 import { NamespaceController } from './controllers/namespace.js';
 import { ResourceQuotaController } from './controllers/resourcequota.js';
+import { GarbageCollector } from './controllers/garbagecollector.js';
 import { applyAdmissionConfigurationFile } from './admission/admissionconfig.js';
 import { getResource, listResource } from './handlers/read.js';
 import { watchResource } from './handlers/watch.js';
@@ -114,6 +115,7 @@ export class APIServer {
   private server?: http.Server | https.Server;
   private namespaceController: NamespaceController;
   readonly quotaController: ResourceQuotaController;
+  readonly garbageCollector: GarbageCollector;
   readonly compactor: Compactor;
   /** The replica's one storage watch, feeding every resource type's Cacher. */
   readonly registryWatch: RegistryWatch;
@@ -163,6 +165,11 @@ export class APIServer {
     namespaces.addAfterCreate((ns) => this.ensureDefaultServiceAccount(ns.metadata.name!));
     this.namespaceController = new NamespaceController(namespaces, () => perKeyPrefix);
     this.quotaController = new ResourceQuotaController((group, resource) => this.admissionLookup(group, resource), () => perKeyPrefix);
+    // One store per stored resource for the garbage collector, the storage version's where versions share keys.
+    const byPrefix = new Map<string, Store>();
+    for (const s of this.stores.values()) if (s.cacher && (!byPrefix.has(s.resourcePrefix) || s.kind === s.def)) byPrefix.set(s.resourcePrefix, s);
+    const gcStores = [...byPrefix.values()];
+    this.garbageCollector = new GarbageCollector(() => gcStores);
     this.compactor = new Compactor({
       storage: storage, key: compactKey(prefix), intervalMs: opts.compactionIntervalMs ?? defaultCompactionIntervalMs,
       onCompacted: (revision) => this.compacted(revision),
@@ -488,6 +495,7 @@ export class APIServer {
     await this.compactor.start();
     await Promise.all([...this.stores.values()].map((s) => s.cacher?.whenReady()));
     this.quotaController.start();
+    this.garbageCollector.start();
     const server = this.opts.tls ? https.createServer({ cert: this.opts.tls.cert, key: this.opts.tls.key }, this.handle) : http.createServer(this.handle);
     // Watches are long-lived: no socket timeout; keep-alive sockets are reused by clients.
     server.requestTimeout = 0;
@@ -558,6 +566,7 @@ export class APIServer {
     this.operations.stop();
     this.namespaceController.stop();
     this.quotaController.stop();
+    this.garbageCollector.stop();
     this.compactor.stop();
     for (const store of this.stores.values()) store.cacher?.stop();
     this.registryWatch.stop();

@@ -97,5 +97,9 @@ export function parseDeleteOptions(query: URLSearchParams, body: unknown, conten
   }
   errs.push(...dryRunErrors(dryRun));
   invalidOptions('DeleteOptions', errs);
-  return { dryRun: dryRun.length > 0, preconditions: opts.preconditions };
+  return {
+    dryRun: dryRun.length > 0, preconditions: opts.preconditions,
+    propagationPolicy: (propagationPolicy ?? undefined) as DeleteOptions['propagationPolicy'],
+    orphanDependents: orphanDependents ?? undefined,
+  };
 }

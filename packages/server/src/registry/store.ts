@@ -12,7 +12,7 @@ import { goEncoderFor, loadGoTypes, loadedSchemas, loadSchemas, type GoEncoder }
 import { decodeKeyValue, encodeForStorage } from './codec.js';
 import { decodeContinue, encodeContinue } from './continuetoken.js';
 import { parseResourceVersion, type ListOptions } from './listoptions.js';
-import { carryUpdateMetadata, ensureNamespaceMatches, fillCreateMetadata, generateName, nowTimestamp } from './objectmeta.js';
+import { carryUpdateMetadata, ensureNamespaceMatches, fillCreateMetadata, generateName } from './objectmeta.js';
 import { waitForRevision } from './freshness.js';
 import { objectAttrs, objectMatcher, type ObjectMatcher } from './matcher.js';
 import type { AdmissionOperation, FinishWrite, KubeObject, ResourceDefinition, StoreContext, UserInfo } from './types.js';
@@ -22,6 +22,7 @@ import { pageFromTree } from '../cacher/listing.js';
 import { listSeriesFor } from '../metrics/storagemetrics.js';
 import { inFlightWritesOf, type InFlightWrites } from './inflightwrites.js';
 import type { ListSeries } from '../metrics/listmetrics.js';
+import { defaultGarbageCollectionPolicy, deletionFinalizers, markAsDeleting, type PropagationOptions } from './deletionpropagation.js';
 
 export interface WriteOptions {
   dryRun: boolean;
@@ -44,7 +45,7 @@ export interface WriteOptions {
 /** The identity of writes the server makes itself (bootstrap) and of servers run without authentication. */
 export const systemUser: UserInfo = { name: 'system:apiserver', uid: '', groups: ['system:masters', 'system:authenticated'] };
 
-export interface DeleteOptions extends WriteOptions {
+export interface DeleteOptions extends WriteOptions, PropagationOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
 }
 
@@ -612,7 +613,7 @@ export class Store {
         if (fromCache) continue;
         throw err;
       }
-      const pending = this.beginGracefulDelete(structuredClone(current));
+      const pending = this.beginGracefulDelete(structuredClone(current), opts);
       try {
         if (pending) {
           if (opts.dryRun) return { object: pending, removed: false };
@@ -648,13 +649,19 @@ export class Store {
     }
   }
 
-  /** Returns the object to keep (with deletionTimestamp set) when deletion must wait for finalizers, else null. */
-  private beginGracefulDelete(obj: KubeObject): KubeObject | null {
-    if ((obj.metadata.finalizers ?? []).length === 0 && !this.def.pendingFinalization?.(obj)) return null;
-    if (!obj.metadata.deletionTimestamp) {
-      obj.metadata.deletionTimestamp = nowTimestamp();
-      obj.metadata.deletionGracePeriodSeconds = 0;
+  /**
+   * Returns the object to keep (with deletionTimestamp set) when deletion must wait for
+   * finalizers, else null. The garbage collector's finalizers are first set as the options ask
+   * (kube's updateForGracefulDeletionAndFinalizers; no kind here deletes gracefully).
+   */
+  private beginGracefulDelete(obj: KubeObject, opts: PropagationOptions): KubeObject | null {
+    const finalizers = deletionFinalizers(defaultGarbageCollectionPolicy(this.def, this.kind.resource), obj, opts);
+    if (finalizers) {
+      if (finalizers.length > 0) obj.metadata.finalizers = finalizers;
+      else delete obj.metadata.finalizers;
     }
+    if ((obj.metadata.finalizers ?? []).length === 0 && !this.def.pendingFinalization?.(obj)) return null;
+    markAsDeleting(obj);
     this.def.onDeletionRequested?.(obj);
     return obj;
   }
