@@ -85,6 +85,42 @@ describeBackends('garbage collection', (ctx) => {
     }
   });
 
+  test('two replicas collecting at once: every write is conditional, so the duplicates are harmless', async () => {
+    const second = await startTestServer({ storage: ctx.storage, registryPrefix: ctx.prefix + 'registry' });
+    const logged: unknown[][] = [];
+    const consoleError = console.error;
+    console.error = (...args: unknown[]) => { logged.push(args); consoleError(...args); };
+    try {
+      await deploymentTree();
+      const res = await second.call('DELETE', `${apps}/deployments/web?propagationPolicy=Foreground`);
+      expect(res.body.metadata.finalizers).toEqual(['foregroundDeletion']);
+      await until('the deployment is gone', async () => !(await exists(`${apps}/deployments/web`)));
+      expect((await second.call('GET', `${core}/pods`)).body.items).toEqual([]);
+      expect(await exists(`${apps}/replicasets/web-1`)).toBe(false);
+      await Promise.all([t.server.garbageCollector.idle(), second.server.garbageCollector.idle()]);
+      expect(logged.filter((c) => String(c[0]).startsWith('garbage collector'))).toEqual([]);
+    } finally {
+      console.error = consoleError;
+      await second.close();
+    }
+  });
+
+  test('a replica starting later finishes what was pending (the caches\' initial state)', async () => {
+    t.server.garbageCollector.stop();
+    await deploymentTree();
+    expect((await t.call('DELETE', `${apps}/deployments/web?propagationPolicy=Foreground`)).body.metadata.finalizers).toEqual(['foregroundDeletion']);
+    expect((await t.call('DELETE', `${apps}/replicasets/web-1?propagationPolicy=Orphan`)).body.metadata.finalizers).toEqual(['orphan']);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await exists(`${apps}/deployments/web`)).toBe(true);
+    const later = await startTestServer({ storage: ctx.storage, registryPrefix: ctx.prefix + 'registry' });
+    try {
+      await until('both owners are gone', async () => !(await exists(`${apps}/deployments/web`)) && !(await exists(`${apps}/replicasets/web-1`)));
+      for (const name of ['web-1-a', 'web-1-b']) expect((await later.call('GET', `${core}/pods/${name}`)).body.metadata.ownerReferences).toBeUndefined();
+    } finally {
+      await later.close();
+    }
+  });
+
   test('Orphan (and orphanDependents=true): the owner goes, dependents stay without the reference to it', async () => {
     const { rs } = await deploymentTree();
     const res = await t.call('DELETE', `${apps}/deployments/web?propagationPolicy=Orphan`);

@@ -75,8 +75,9 @@ export class GarbageCollector {
       const cacher = store.cacher;
       const current = this.watchers.get(store);
       if (!cacher || !cacher.live || (current && !current.closed) || ignored(store)) continue;
-      // The cache's current state replaces what the graph held of it: objects not replayed went away unseen.
-      const stale = new Set(this.graph.keysUnder(store.resourcePrefix));
+      // Following a restarted cache again, its current state replaces what the graph held of it:
+      // objects not replayed went away unseen.
+      const stale = new Set(current ? this.graph.keysUnder(store.resourcePrefix) : []);
       const out = {
         encode: (type: CacheEventType, o: CachedObject) => {
           stale.delete(o.key);
