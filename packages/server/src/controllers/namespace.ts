@@ -55,7 +55,8 @@ export class NamespaceController {
       for (const kv of res.items) {
         const obj = decodeKeyValue(kv);
         try {
-          const { removed } = await store.delete(name, obj.metadata.name!, { dryRun: false });
+          // kube's namespace deleter deletes with Background: dependents are the collector's, not finalizers'.
+          const { removed } = await store.delete(name, obj.metadata.name!, { dryRun: false, propagationPolicy: 'Background' });
           if (!removed) remaining++;
         } catch (err) {
           if ((err as { code?: number }).code !== 404) throw err;

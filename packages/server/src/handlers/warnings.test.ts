@@ -145,23 +145,28 @@ describe('deprecated kinds', () => {
 });
 
 describe('duplicate owner references', () => {
-  const owner = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'u-1', controller: true };
   const advice = 'API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: ';
 
   test('are dropped with kube\'s warning on create, update and patch; same UID with other fields is kept', async () => {
+    // A real owner: the garbage collector deletes objects whose owners do not exist.
+    const labels = { app: 'rs' };
+    const rs = await t.call('POST', '/apis/apps/v1/namespaces/w/replicasets', { body: { metadata: { name: 'rs' }, spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } } });
+    expect(rs.status).toBe(201);
+    const uid: string = rs.body.metadata.uid;
+    const owner = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid, controller: true };
     const other = { ...owner, name: 'renamed', controller: false };
     const created = await t.call('POST', '/api/v1/namespaces/w/configmaps', { body: { metadata: { name: 'owned', ownerReferences: [owner, owner, other] } } });
     expect(created.status).toBe(201);
     expect(created.body.metadata.ownerReferences).toEqual([owner, other]);
-    expect(warnings(created)).toEqual([`.metadata.ownerReferences contains duplicate entries; ${advice}u-1`]);
+    expect(warnings(created)).toEqual([`.metadata.ownerReferences contains duplicate entries; ${advice}${uid}`]);
 
     const updated = await t.call('PUT', '/api/v1/namespaces/w/configmaps/owned', { body: { ...created.body, metadata: { ...created.body.metadata, ownerReferences: [owner, owner, owner] } } });
     expect(updated.body.metadata.ownerReferences).toEqual([owner]);
-    expect(warnings(updated)).toEqual([`.metadata.ownerReferences contains duplicate entries; ${advice}u-1, u-1`]);
+    expect(warnings(updated)).toEqual([`.metadata.ownerReferences contains duplicate entries; ${advice}${uid}, ${uid}`]);
 
     const patched = await t.call('PATCH', '/api/v1/namespaces/w/configmaps/owned', { body: { metadata: { ownerReferences: [owner, owner] } }, contentType: 'application/merge-patch+json' });
     expect(patched.body.metadata.ownerReferences).toEqual([owner]);
-    expect(warnings(patched)).toEqual([`.metadata.ownerReferences contains duplicate entries after mutating admission happens; ${advice}u-1`]);
+    expect(warnings(patched)).toEqual([`.metadata.ownerReferences contains duplicate entries after mutating admission happens; ${advice}${uid}`]);
     expect((await t.call('PATCH', '/api/v1/namespaces/w/configmaps/owned', { body: { data: { a: '1' } }, contentType: 'application/merge-patch+json' })).headers.get('warning')).toBeNull();
   });
 });
