@@ -3,22 +3,21 @@
  * behaviour comes from the ResourceDefinition's strategy (as kube's registry.Store).
  */
 import {
-  failure, newAlreadyExists, newBadRequest, newConflict, newInternalError, newInvalid, newNotFound, newResourceExpired,
+  failure, newAlreadyExists, newBadRequest, newConflict, newInternalError, newInvalid, newNotFound,
   OptimisticLockErrorMsg, validateObjectMeta, validateObjectMetaUpdate,
   type FieldError, type GroupResource, type StatusError,
 } from '@windlass/machinery';
 import { isStorageError, type KeyValue, type Storage } from '@windlass/storage';
 import { goEncoderFor, loadGoTypes, loadedSchemas, loadSchemas, type GoEncoder } from '@windlass/schemas';
 import { decodeKeyValue, encodeForStorage } from './codec.js';
-import { decodeContinue, encodeContinue } from './continuetoken.js';
 import { parseResourceVersion, type ListOptions } from './listoptions.js';
 import { carryUpdateMetadata, ensureNamespaceMatches, fillCreateMetadata, generateName } from './objectmeta.js';
 import { waitForRevision } from './freshness.js';
+import { listFrom } from './storelist.js';
 import { objectAttrs, objectMatcher, type ObjectMatcher } from './matcher.js';
 import type { AdmissionOperation, FinishWrite, KubeObject, ResourceDefinition, StoreContext, UserInfo } from './types.js';
 import { CachedObject, type AttrsFunc } from '../cacher/cachedobject.js';
 import type { Cacher } from '../cacher/cacher.js';
-import { pageFromTree } from '../cacher/listing.js';
 import { listSeriesFor } from '../metrics/storagemetrics.js';
 import { inFlightWritesOf, type InFlightWrites } from './inflightwrites.js';
 import type { ListSeries } from '../metrics/listmetrics.js';
@@ -75,7 +74,7 @@ export class Store {
   /** Storage and the other stores, for admission plugins and allocators (set by the server). */
   ctx?: StoreContext;
   /** apiserver_storage_list_* and apiserver_cache_list_* of this resource. */
-  private readonly lists?: ListSeries;
+  readonly lists?: ListSeries;
 
   /**
    * The definition whose behaviour applies to stored objects: the storage version's for a
@@ -181,106 +180,8 @@ export class Store {
     return this.servedList(await this.listStored(namespace, opts));
   }
 
-  private async listStored(namespace: string, opts: ListOptions): Promise<ListResult> {
-    const prefix = this.collectionPrefix(namespace);
-    const match = this.matcher(opts);
-    const c = this.cacher;
-    if (opts.continue) {
-      if (opts.resourceVersion !== '' && opts.resourceVersion !== '0') throw newBadRequest('specifying resource version is not allowed when using continue');
-      const token = decodeContinue(opts.continue, prefix);
-      if (token.rv < 0) {
-        // An inconsistent continuation (after compaction) reads the latest state.
-        if (c) return pageFromTree(await this.currentState(opts.limit > 0), prefix, match, opts.limit, token.startKey, this.lists?.cache);
-        return this.listFromStorage(prefix, match, 0, opts.limit, token.startKey, false);
-      }
-      return this.listExact(prefix, match, token.rv, opts.limit, token.startKey, true);
-    }
-    if (opts.resourceVersion === '') {
-      const rev = c ? await c.consistentRevision() : null;
-      if (c && rev !== null) return pageFromTree(c.current(opts.limit > 0), prefix, match, opts.limit, undefined, this.lists?.consistentCache);
-      return this.listFromStorage(prefix, match, 0, opts.limit, undefined, false);
-    }
-    if (opts.resourceVersion === '0') {
-      // Any: served from the cache as one complete list, without paging (as kube's cacher).
-      if (c) return pageFromTree(await this.currentState(false), prefix, match, 0, undefined, this.lists?.cache);
-      return this.listFromStorage(prefix, match, 0, 0, undefined, false);
-    }
-    const rv = parseResourceVersion(opts.resourceVersion);
-    const exact = opts.resourceVersionMatch === 'Exact' || (opts.resourceVersionMatch === '' && opts.limit > 0);
-    if (exact) return this.listExact(prefix, match, rv, opts.limit, undefined, false);
-    if (c) {
-      await c.waitUntilFresh(rv);
-      return pageFromTree(c.current(opts.limit > 0), prefix, match, opts.limit, undefined, this.lists?.cache);
-    }
-    await waitForRevision(this.storage, rv);
-    return this.listFromStorage(prefix, match, 0, opts.limit, undefined, false);
-  }
-
-  private async currentState(paged: boolean) {
-    await this.cacher!.whenReady();
-    return this.cacher!.current(paged);
-  }
-
-  /** Exact: from a cache snapshot when one holds the revision, else from the store at it, else 410. */
-  private async listExact(prefix: string, match: ObjectMatcher, rv: number, limit: number, startKey: string | undefined, fromContinue: boolean): Promise<ListResult> {
-    if (this.cacher) {
-      await this.cacher.waitUntilFresh(rv);
-      const tree = this.cacher.cache.snapshotAt(rv);
-      if (tree) return pageFromTree({ tree, revision: rv }, prefix, match, limit, startKey, this.lists?.cache);
-    } else {
-      await waitForRevision(this.storage, rv);
-    }
-    return this.listFromStorage(prefix, match, rv, limit, startKey, fromContinue);
-  }
-
-  private async listFromStorage(prefix: string, match: ObjectMatcher, revision: number, limit: number, startKey: string | undefined, fromContinue: boolean): Promise<ListResult> {
-    const items: CachedObject[] = [];
-    let readRevision = revision;
-    let more = false;
-    let count = 0;
-    let lastKey: string | undefined;
-    let fetched = 0, evaluated = 0;
-    try {
-      // With a selector, keep reading pages until `limit` objects match (as kube's etcd3 store).
-      for (;;) {
-        const res = await this.storage.range(prefix, { prefix: true, revision: readRevision || undefined, limit: limit || undefined, startKey });
-        readRevision = res.revision;
-        if (count === 0) count = res.count;
-        fetched += res.items.length;
-        let consumedAll = true;
-        for (let i = 0; i < res.items.length; i++) {
-          const kv = res.items[i];
-          lastKey = kv.key;
-          evaluated++;
-          const obj = CachedObject.fromStored(kv.key, kv.modRevision, kv.value, this.attrsOf);
-          if (match.matches(obj.attrs)) items.push(obj);
-          if (limit && items.length >= limit) {
-            consumedAll = i === res.items.length - 1;
-            break;
-          }
-        }
-        more = res.more || !consumedAll;
-        if (!limit || items.length >= limit || !more) break;
-        startKey = lastKey + '\u0000';
-      }
-    } catch (err) {
-      if (isStorageError(err, 'Compacted')) {
-        if (fromContinue) throw expiredContinue(prefix, startKey!);
-        throw newResourceExpired('The resourceVersion for the provided list is too old.');
-      }
-      throw err;
-    } finally {
-      this.lists?.fromStorage(fetched, evaluated, items.length); // as kube's GetList: failed lists count too
-    }
-    const result: ListResult = { items, resourceVersion: String(readRevision) };
-    if (more && lastKey !== undefined) {
-      result.continue = encodeContinue(lastKey, prefix, readRevision);
-      if (match.empty) {
-        const remaining = count - items.length;
-        if (remaining > 0) result.remainingItemCount = remaining;
-      }
-    }
-    return result;
+  private listStored(namespace: string, opts: ListOptions): Promise<ListResult> {
+    return listFrom(this, this.collectionPrefix(namespace), this.matcher(opts), opts);
   }
 
   /**
@@ -708,14 +609,6 @@ const definitive = new WeakSet<object>();
 function preconditionFailed(gr: GroupResource, name: string, precondition: string, current: KubeObject): StatusError {
   const err = newConflict(gr, name, OptimisticLockErrorMsg);
   if (Number(precondition) < Number(current.metadata.resourceVersion)) definitive.add(err);
-  return err;
-}
-
-function expiredContinue(prefix: string, startKey: string): StatusError {
-  const err = newResourceExpired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
-  // The inconsistent token resumes after the same key at the latest revision (rv -1).
-  const lastKey = startKey.endsWith('\u0000') ? startKey.slice(0, -1) : startKey;
-  err.status.metadata.continue = encodeContinue(lastKey, prefix, -1);
   return err;
 }
 
