@@ -30,12 +30,12 @@ export class InFlightWrites {
   }
 
   /**
-   * Resolves true when an update of `key` conditional on `expected` was in flight and has been
-   * written, so the key has moved past `expected`; false (at once when none is in flight).
+   * When an update of `key` conditional on `expected` is in flight: a promise of whether it was
+   * written (the key then moved past `expected`). Otherwise false, without a promise to await.
    */
-  async superseded(key: string, expected: number): Promise<boolean> {
+  superseded(key: string, expected: number): Promise<boolean> | false {
     const entry = this.byKey.get(key);
-    return entry !== undefined && entry.expected === expected && (await entry.written);
+    return entry !== undefined && entry.expected === expected ? entry.written : false;
   }
 }
 

@@ -454,7 +454,8 @@ export class Store {
       const expected = parseResourceVersion(precondition);
       const cached = this.cacher?.live ? this.cacher.cache.tree.get(key) : undefined;
       if (cached && cached.revision > expected) throw newConflict(this.gr, name, OptimisticLockErrorMsg);
-      if (await this.inFlight.superseded(key, expected)) throw newConflict(this.gr, name, OptimisticLockErrorMsg);
+      const inFlight = this.inFlight.superseded(key, expected);
+      if (inFlight && (await inFlight)) throw newConflict(this.gr, name, OptimisticLockErrorMsg);
     }
     try {
       const object = await this.guaranteedUpdate(namespace, name, (current) => {

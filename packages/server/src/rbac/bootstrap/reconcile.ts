@@ -80,15 +80,21 @@ export function uncoveredRules(owner: readonly PolicyRule[], servant: readonly P
 
 const sameSelector = (a: Selector, b: Selector) => JSON.stringify(a) === JSON.stringify(b);
 
+/** Expected labels and annotations added to `target` (a copy of `existing`), existing values kept; whether any was. */
+function reconcileMetadata(target: ClusterRole | RoleBinding, expected: ClusterRole | RoleBinding, existing: ClusterRole | RoleBinding): boolean {
+  let changed = false;
+  const annotations = merge(expected.metadata.annotations, existing.metadata.annotations);
+  if (!sameMap(annotations, existing.metadata.annotations)) (target.metadata.annotations = annotations), (changed = true);
+  const labels = merge(expected.metadata.labels, existing.metadata.labels);
+  if (!sameMap(labels, existing.metadata.labels)) (target.metadata.labels = labels), (changed = true);
+  return changed;
+}
+
 /** The existing role made to hold at least what the expected one does (kube's computeReconciledRole, union). */
 export function reconcileRole(existing: ClusterRole, expected: ClusterRole): RoleReconciliation {
   if (isProtected(existing)) return { op: 'none' };
   const role = structuredClone(existing);
-  let changed = false;
-  const annotations = merge(expected.metadata.annotations, existing.metadata.annotations);
-  if (!sameMap(annotations, existing.metadata.annotations)) (role.metadata.annotations = annotations), (changed = true);
-  const labels = merge(expected.metadata.labels, existing.metadata.labels);
-  if (!sameMap(labels, existing.metadata.labels)) (role.metadata.labels = labels), (changed = true);
+  let changed = reconcileMetadata(role, expected, existing);
   const missing = uncoveredRules(existing.rules ?? [], expected.rules ?? []);
   if (missing.length > 0) (role.rules = [...(existing.rules ?? []), ...missing]), (changed = true);
   const expectedSelectors = expected.aggregationRule?.clusterRoleSelectors ?? [];
@@ -114,11 +120,7 @@ export function reconcileBinding(existing: RoleBinding, expected: RoleBinding): 
   const ref = existing.roleRef, want = expected.roleRef;
   if (ref.apiGroup !== want.apiGroup || ref.kind !== want.kind || ref.name !== want.name) return { op: 'recreate', binding: structuredClone(expected) };
   const binding = structuredClone(existing);
-  let changed = false;
-  const annotations = merge(expected.metadata.annotations, existing.metadata.annotations);
-  if (!sameMap(annotations, existing.metadata.annotations)) (binding.metadata.annotations = annotations), (changed = true);
-  const labels = merge(expected.metadata.labels, existing.metadata.labels);
-  if (!sameMap(labels, existing.metadata.labels)) (binding.metadata.labels = labels), (changed = true);
+  let changed = reconcileMetadata(binding, expected, existing);
   const have = existing.subjects ?? [];
   const missing = (expected.subjects ?? []).filter((s) => !have.some((h) => sameSubject(h, s)));
   if (missing.length > 0) (binding.subjects = [...have, ...missing]), (changed = true);
