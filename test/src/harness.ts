@@ -79,8 +79,17 @@ export interface KubectlResult {
   stderr: string;
 }
 
+/**
+ * kubectl's discovery cache lives in ~/.kube/cache keyed by host and port, so a port reused from an
+ * earlier server (or an earlier CI run) would answer discovery from another server's cache. Each
+ * kubeconfig gets its own cache directory beside it.
+ */
+export function kubectlArgs(kubeconfig: string, args: string[]): string[] {
+  return ['--kubeconfig', kubeconfig, '--cache-dir', join(dirname(kubeconfig), 'kubectl-cache'), ...args];
+}
+
 export function kubectl(kubeconfig: string, args: string[], input?: string): KubectlResult {
-  const r = spawnSync('kubectl', ['--kubeconfig', kubeconfig, ...args], { input, encoding: 'utf8', timeout: 60000 });
+  const r = spawnSync('kubectl', kubectlArgs(kubeconfig, args), { input, encoding: 'utf8', timeout: 60000 });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
