@@ -1,8 +1,24 @@
 import { circuitBreaker, ConsecutiveBreaker, ExponentialBackoff, handleWhen, isBrokenCircuitError, noop, retry } from 'cockatiel';
-import { isRecoverableError, Etcd3, type IKeyValue, type ITxnResponse, KVClient, WatchClient } from 'etcd3';
+import { isRecoverableError, Etcd3, WatchClient } from 'etcd3';
 import { checkKey, checkModRevision, checkValue, checkWatchRevision } from './errors.js';
 import { etcdCall } from './etcd/errors.js';
+import { EtcdGrpcClient, GrpcCallError, isRetryableGrpcError } from './etcd/grpc.js';
 import { bytes, toKeyValue } from './etcd/kv.js';
+import { ProtoWriter } from './etcd/wire.js';
+import {
+  decodeHeaderOnly,
+  decodeRangeResponse,
+  decodeStatusVersion,
+  decodeTxnResponse,
+  encodeCompaction,
+  encodeRange,
+  encodeTxn,
+  type RangeRequest,
+  type RangeResponse,
+  type RawKeyValue,
+  type TxnRequest,
+  type TxnResponse,
+} from './etcd/kvmessages.js';
 import { supportsProgressRequests } from './etcd/version.js';
 import { openEtcdWatch } from './etcd/watch.js';
 import { readRange, watchRange, withStartKey } from './keys.js';
@@ -43,7 +59,7 @@ const PROBE_KEY = bytes('compact_rev_key');
  * reads, which are safe to repeat, are retried here, and a write that failed that way is
  * reported as such (kube answers it with a 500 too: its client re-sends only what it never sent).
  */
-const readRetry = retry(handleWhen(isRecoverableError), { maxAttempts: 3, backoff: new ExponentialBackoff({ initialDelay: 20, maxDelay: 500 }) });
+const readRetry = retry(handleWhen((err) => isRecoverableError(err) || isRetryableGrpcError(err)), { maxAttempts: 3, backoff: new ExponentialBackoff({ initialDelay: 20, maxDelay: 500 }) });
 
 /** The member could not be reached at all (down, or its connection cut). */
 const connectionLost = (err: Error) => isRecoverableError(err) && /No connection established|ECONNREFUSED|ECONNRESET|Connection dropped/.test(err.message);
@@ -52,7 +68,8 @@ const connectionLost = (err: Error) => isRecoverableError(err) && /No connection
  * A transaction is re-sent only when it never left: grpc-js had no connection to send it on,
  * or every member's circuit was open, so another attempt (maybe on another member) may take it.
  */
-const neverSent = (err: Error) => isBrokenCircuitError(err) || (isRecoverableError(err) && /No connection established|ECONNREFUSED/.test(err.message));
+const neverSent = (err: Error) =>
+  err instanceof GrpcCallError ? err.unsent : isBrokenCircuitError(err) || (isRecoverableError(err) && /No connection established|ECONNREFUSED/.test(err.message));
 const writeRetry = retry(handleWhen(neverSent), { maxAttempts: 4, backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 1000 }) });
 
 /**
@@ -70,8 +87,10 @@ export class EtcdStorage implements Storage {
   /** True when progress notifications prove a watch is up to date (etcd >= 3.4.31 / 3.5.13). */
   supportsProgressRequests = false;
 
+  /** Watches and the status call. */
   private readonly client: Etcd3;
-  private readonly kv: KVClient;
+  /** Range, Txn and Compact. */
+  private readonly kv: EtcdGrpcClient;
   private readonly watchClient: WatchClient;
   private readonly watches = new Set<WatchHandle>();
   private readonly progressIntervalMs: number;
@@ -84,7 +103,7 @@ export class EtcdStorage implements Storage {
     // gRPC's default 4 MiB receive limit is hit by large ranges (10k+ objects); etcd's own
     // request limit is what bounds writes, so reads may be as large as the data.
     this.client = new Etcd3({ hosts: opts.endpoints, grpcOptions: { 'grpc.max_receive_message_length': -1 }, faultHandling: { global: noop, host: memberCircuit } });
-    this.kv = this.client.kv;
+    this.kv = new EtcdGrpcClient(opts.endpoints);
     this.watchClient = this.client.watchClient;
     this.progressIntervalMs = opts.progressIntervalMs ?? 5000;
   }
@@ -104,14 +123,15 @@ export class EtcdStorage implements Storage {
 
   private async detectVersion(timeoutMs: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    // etcd3 retries failed calls, so the gRPC deadline alone could add up to several times it.
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     });
     try {
-      const status = await Promise.race([this.client.maintenance.status({ deadline: Date.now() + timeoutMs }), timeout]);
-      this.serverVersion = status.version;
-      this.supportsProgressRequests = supportsProgressRequests(status.version);
+      // Through the KV client, which moves past a member it cannot reach (etcd3's status call did not).
+      const status = readRetry.execute(() => this.kv.unary('/etcdserverpb.Maintenance/Status', new ProtoWriter(), decodeStatusVersion));
+      const version = await Promise.race([status, timeout]);
+      this.serverVersion = version;
+      this.supportsProgressRequests = supportsProgressRequests(version);
     } finally {
       clearTimeout(timer);
     }
@@ -123,20 +143,20 @@ export class EtcdStorage implements Storage {
     const revision = opts.revision && opts.revision > 0 ? opts.revision : 0;
     const res = await etcdCall(
       () =>
-        readRetry.execute(() => this.kv.range({
+        readRetry.execute(() => this.rangeCall({
           key: bytes(r.start),
-          range_end: r.end === undefined ? undefined : bytes(r.end),
+          rangeEnd: r.end === undefined ? undefined : bytes(r.end),
           revision,
           limit: opts.limit && opts.limit > 0 ? opts.limit : 0,
-          count_only: !!opts.countOnly,
+          countOnly: !!opts.countOnly,
         })),
       revision,
     );
     return {
       items: res.kvs.map(toKeyValue),
-      revision: revision || Number(res.header.revision),
-      count: Number(res.count),
-      more: !!res.more,
+      revision: revision || res.revision,
+      count: res.count,
+      more: res.more,
     };
   }
 
@@ -149,15 +169,15 @@ export class EtcdStorage implements Storage {
     const k = bytes(checkKey(key));
     checkValue(value);
     const res = await this.txn({
-      compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
-      success: [{ request_put: { key: k, value } }],
-      failure: [{ request_range: { key: k } }],
+      compare: [{ key: k, target: 'create', revision: 0 }],
+      success: [{ put: { key: k, value } }],
+      failure: [{ range: { key: k } }],
     });
     if (!res.succeeded) {
       const current = firstKv(res);
       throw new StorageError('KeyExists', `key ${key} already exists`, { key, current: current && toKeyValue(current) });
     }
-    const revision = Number(res.header.revision);
+    const revision = res.revision;
     return { key, value, createRevision: revision, modRevision: revision };
   }
 
@@ -165,25 +185,27 @@ export class EtcdStorage implements Storage {
     const k = bytes(checkKey(key));
     checkValue(value);
     const res = await this.txn({
-      compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: checkModRevision(expectedModRevision) }],
-      success: [{ request_put: { key: k, value, prev_kv: true } }],
-      failure: [{ request_range: { key: k } }],
+      compare: [{ key: k, target: 'mod', revision: checkModRevision(expectedModRevision) }],
+      success: [{ put: { key: k, value, prevKv: true } }],
+      failure: [{ range: { key: k } }],
     });
     if (!res.succeeded) throw mismatch(key, expectedModRevision, firstKv(res));
-    const prev = res.responses[0].response_put.prev_kv;
-    const revision = Number(res.header.revision);
-    return { key, value, createRevision: Number(prev.create_revision), modRevision: revision };
+    const prev = firstKv(res);
+    if (!prev) throw new Error(`etcd answered the update of ${key} without its previous value`);
+    return { key, value, createRevision: prev.createRevision, modRevision: res.revision };
   }
 
   async delete(key: string, expectedModRevision: number): Promise<{ deleted: KeyValue; revision: number }> {
     const k = bytes(checkKey(key));
     const res = await this.txn({
-      compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: checkModRevision(expectedModRevision) }],
-      success: [{ request_delete_range: { key: k, prev_kv: true } }],
-      failure: [{ request_range: { key: k } }],
+      compare: [{ key: k, target: 'mod', revision: checkModRevision(expectedModRevision) }],
+      success: [{ deleteRange: { key: k, prevKv: true } }],
+      failure: [{ range: { key: k } }],
     });
     if (!res.succeeded) throw mismatch(key, expectedModRevision, firstKv(res));
-    return { deleted: toKeyValue(res.responses[0].response_delete_range.prev_kvs[0]), revision: Number(res.header.revision) };
+    const deleted = firstKv(res);
+    if (!deleted) throw new Error(`etcd answered the delete of ${key} without its previous value`);
+    return { deleted: toKeyValue(deleted), revision: res.revision };
   }
 
   async watch(prefix: string, fromRevision: number, listener: WatchListener, opts: WatchOptions = {}): Promise<WatchHandle> {
@@ -203,13 +225,13 @@ export class EtcdStorage implements Storage {
   /** A linearizable read of any key: its header carries the store revision. */
   async currentRevision(): Promise<number> {
     this.checkOpen();
-    const res = await etcdCall(() => readRetry.execute(() => this.kv.range({ key: PROBE_KEY, count_only: true })));
-    return Number(res.header.revision);
+    const res = await etcdCall(() => readRetry.execute(() => this.rangeCall({ key: PROBE_KEY, countOnly: true })));
+    return res.revision;
   }
 
   async compact(revision: number): Promise<void> {
     this.checkOpen();
-    await etcdCall(() => this.kv.compact({ revision, physical: true }), revision);
+    await etcdCall(() => this.kv.unary('/etcdserverpb.KV/Compact', encodeCompaction(revision, true), decodeHeaderOnly), revision);
     this.knownCompacted = Math.max(this.knownCompacted, revision);
   }
 
@@ -238,7 +260,7 @@ export class EtcdStorage implements Storage {
 
   private async readableAt(revision: number): Promise<boolean> {
     try {
-      await etcdCall(() => readRetry.execute(() => this.kv.range({ key: PROBE_KEY, revision, count_only: true })), revision);
+      await etcdCall(() => readRetry.execute(() => this.rangeCall({ key: PROBE_KEY, revision, countOnly: true })), revision);
       return true;
     } catch (err) {
       if (err instanceof StorageError && err.code === 'Compacted') return false;
@@ -250,12 +272,17 @@ export class EtcdStorage implements Storage {
     if (this.closed) return;
     this.closed = true;
     for (const w of [...this.watches]) w.close();
+    this.kv.close();
     this.client.close();
   }
 
-  private async txn(req: Parameters<KVClient['txn']>[0]): Promise<ITxnResponse> {
+  private rangeCall(req: RangeRequest): Promise<RangeResponse> {
+    return this.kv.unary('/etcdserverpb.KV/Range', encodeRange(req), decodeRangeResponse);
+  }
+
+  private async txn(req: TxnRequest): Promise<TxnResponse> {
     this.checkOpen();
-    return etcdCall(() => writeRetry.execute(() => this.kv.txn(req)));
+    return etcdCall(() => writeRetry.execute(() => this.kv.unary('/etcdserverpb.KV/Txn', encodeTxn(req), decodeTxnResponse)));
   }
 
   private checkOpen(): void {
@@ -263,11 +290,12 @@ export class EtcdStorage implements Storage {
   }
 }
 
-function firstKv(res: ITxnResponse): IKeyValue | undefined {
-  return res.responses[0]?.response_range?.kvs[0];
+/** The key as the transaction's one operation returned it (range, put's prev_kv, delete's prev_kvs). */
+function firstKv(res: TxnResponse): RawKeyValue | undefined {
+  return res.responses[0]?.kvs[0];
 }
 
-function mismatch(key: string, expected: number, current: IKeyValue | undefined): StorageError {
+function mismatch(key: string, expected: number, current: RawKeyValue | undefined): StorageError {
   if (!current) return new StorageError('NotFound', `key ${key} not found`, { key });
   const kv = toKeyValue(current);
   return new StorageError('Conflict', `key ${key} was modified at revision ${kv.modRevision}, expected ${expected}`, { key, current: kv });

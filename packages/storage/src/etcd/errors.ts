@@ -7,13 +7,15 @@ import {
   isRecoverableError,
 } from 'etcd3';
 import { compactedError, futureRevision } from '../errors.js';
+import { GrpcCallError, isRetryableGrpcError } from './grpc.js';
 import { StorageError } from '../types.js';
 
 /**
  * Translate what etcd3 throws into the contract's errors. etcd reports MVCC errors only
  * as message text ("etcdserver: mvcc: required revision has been compacted"), so those
- * are matched on the message; connection trouble comes as typed gRPC errors, or as
- * cockatiel's BrokenCircuitError once etcd3's per-host circuit breaker has opened.
+ * are matched on the message; connection trouble comes as typed gRPC errors (GrpcCallError
+ * from the KV client, etcd3's own from watches), or as cockatiel's BrokenCircuitError once
+ * etcd3's per-host circuit breaker has opened.
  */
 export function mapEtcdError(err: unknown, revision?: number): unknown {
   if (err instanceof StorageError || !(err instanceof Error)) return err;
@@ -29,6 +31,8 @@ export function mapEtcdError(err: unknown, revision?: number): unknown {
 
 export function isUnavailable(err: Error): boolean {
   return (
+    isRetryableGrpcError(err) ||
+    (err instanceof GrpcCallError && err.code === 4) ||
     err instanceof GRPCUnavailableError ||
     err instanceof GRPCDeadlineExceededError ||
     err instanceof GRPCCancelledError ||

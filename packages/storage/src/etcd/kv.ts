@@ -1,13 +1,8 @@
-import type { IKeyValue } from 'etcd3';
 import type { KeyValue } from '../types.js';
+import type { RawKeyValue } from './kvmessages.js';
 
-export function toKeyValue(kv: IKeyValue): KeyValue {
-  return {
-    key: kv.key.toString(),
-    value: kv.value,
-    createRevision: Number(kv.create_revision),
-    modRevision: Number(kv.mod_revision),
-  };
+export function toKeyValue(kv: RawKeyValue): KeyValue {
+  return { key: kv.key.toString(), value: kv.value, createRevision: kv.createRevision, modRevision: kv.modRevision };
 }
 
 export function bytes(s: string): Buffer {

@@ -1,0 +1,121 @@
+import net from 'node:net';
+import { EtcdStorage } from '../etcd.js';
+import { startEtcd, type EtcdServer } from '../testing/etcd.js';
+import { freePort } from '../testing/ports.js';
+import { isStorageError } from '../types.js';
+import { EtcdGrpcClient, GrpcCallError } from './grpc.js';
+import { decodeRangeResponse, encodeRange } from './kvmessages.js';
+
+let etcd: EtcdServer;
+beforeAll(async () => {
+  etcd = await startEtcd();
+}, 60_000);
+afterAll(() => etcd?.stop());
+
+/**
+ * A TCP proxy to etcd that can cut every connection once etcd has answered, before the
+ * answer reaches the client: the client then cannot know whether its call was applied.
+ */
+async function cuttingProxy(target: string): Promise<{ url: string; cutAfterAnswer(): void; close(): Promise<void> }> {
+  const { hostname, port } = new URL(target);
+  let cut = false;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(port), hostname);
+    sockets.add(client).add(upstream);
+    client.pipe(upstream);
+    upstream.on('data', (d) => {
+      // HTTP/2 SETTINGS and PINGs before the call pass; once cutting, the first answer bytes end it.
+      if (cut && d.length > 40) {
+        client.destroy();
+        upstream.destroy();
+      } else client.write(d);
+    });
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const addr = server.address() as net.AddressInfo;
+  return {
+    url: `http://127.0.0.1:${addr.port}`,
+    cutAfterAnswer: () => {
+      cut = true;
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+test('a member nobody listens on is skipped: reads and writes go to the next one', async () => {
+  const dead = `http://127.0.0.1:${await freePort()}`;
+  // Both orders, since the client starts at a random member.
+  for (const endpoints of [[dead, ...etcd.endpoints], [...etcd.endpoints, dead]]) {
+    const s = await EtcdStorage.connect({ endpoints });
+    try {
+      for (let i = 0; i < 10; i++) {
+        const key = `/skip/${endpoints[0] === dead ? 'a' : 'b'}/${i}`;
+        const created = await s.create(key, Buffer.from(`v${i}`));
+        expect((await s.get(key))?.modRevision).toBe(created.modRevision);
+      }
+    } finally {
+      await s.close();
+    }
+  }
+});
+
+test('a call that never reached a member is marked unsent; with no member left it fails fast', async () => {
+  const client = new EtcdGrpcClient([`http://127.0.0.1:${await freePort()}`]);
+  try {
+    const err = await client.unary('/etcdserverpb.KV/Range', encodeRange({ key: Buffer.from('a') }), decodeRangeResponse).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GrpcCallError);
+    expect(err).toMatchObject({ code: 14, unsent: true });
+  } finally {
+    client.close();
+  }
+});
+
+test('a write whose answer was lost with its connection is Unavailable, not re-sent, and was applied', async () => {
+  const proxy = await cuttingProxy(etcd.endpoints[0]);
+  const s = await EtcdStorage.connect({ endpoints: [proxy.url] });
+  try {
+    await s.create('/cut/warm', Buffer.from('w'));
+    proxy.cutAfterAnswer();
+    const err = await s.create('/cut/a', Buffer.from('v')).catch((e: unknown) => e);
+    expect(isStorageError(err, 'Unavailable')).toBe(true);
+    expect((err as GrpcCallError & { cause?: GrpcCallError }).cause?.unsent).toBe(false);
+  } finally {
+    await s.close();
+    await proxy.close();
+  }
+  // Sent once and applied once: a re-sent create would have failed its compare (KeyExists).
+  const check = await EtcdStorage.connect({ endpoints: etcd.endpoints });
+  try {
+    const kv = await check.get('/cut/a');
+    expect(kv?.value.toString()).toBe('v');
+    expect(kv?.createRevision).toBe(kv?.modRevision);
+  } finally {
+    await check.close();
+  }
+});
+
+test('etcd errors come back with their gRPC code and etcd message', async () => {
+  const s = await EtcdStorage.connect({ endpoints: etcd.endpoints });
+  try {
+    const { modRevision } = await s.create('/errors/a', Buffer.from('1'));
+    await s.update('/errors/a', Buffer.from('2'), modRevision);
+    await s.compact(modRevision + 1);
+    const err = await s.range('/errors/', { prefix: true, revision: modRevision }).catch((e: unknown) => e);
+    expect(isStorageError(err, 'Compacted')).toBe(true);
+    const future = await s.range('/errors/', { prefix: true, revision: modRevision + 1000 }).catch((e: unknown) => e);
+    expect(isStorageError(future, 'FutureRevision')).toBe(true);
+    expect(((future as { cause?: GrpcCallError }).cause as GrpcCallError).code).toBe(11);
+  } finally {
+    await s.close();
+  }
+});

@@ -1,0 +1,198 @@
+/**
+ * Unary gRPC calls to etcd over Node's own HTTP/2 client: the KV calls every request makes
+ * (Range, Txn) and compaction. Watches and the maintenance status stay on etcd3.
+ *
+ * Why not etcd3/grpc-js for these: on a create, grpc-js's call stack (interceptors, filters,
+ * metadata, per-call AsyncResource.bind with its two util.deprecate wrappers), proto-loader's
+ * conversion of every message into a JS object and every int64 through Long into a string
+ * were ~25 % of the server's CPU (bench/RESULTS.md, "etcd KV over Node's HTTP/2").
+ *
+ * Members: calls go to one member until it cannot be reached; then it is skipped for a second
+ * and the next one takes the calls. A member that answers Unavailable (no leader, request timed
+ * out) stays up, but the next call goes to another member. Whether a failed call may be sent
+ * again is the caller's decision; `unsent` tells it that the request never reached a member.
+ */
+import http2 from 'node:http2';
+import { ProtoReader, type ProtoWriter } from './wire.js';
+
+/** gRPC status codes (grpc/doc/statuscodes.md). */
+const codeNames = ['OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS', 'PERMISSION_DENIED', 'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE', 'UNIMPLEMENTED', 'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS', 'UNAUTHENTICATED'];
+export const UNAVAILABLE = 14;
+
+export class GrpcCallError extends Error {
+  override name = 'GrpcCallError';
+  constructor(
+    readonly code: number,
+    readonly details: string,
+    /** The request never reached a member, so sending it again cannot apply it twice. */
+    readonly unsent: boolean,
+  ) {
+    super(`${code} ${codeNames[code] ?? 'UNKNOWN'}: ${details}`);
+  }
+}
+
+/** Not an answer from etcd but the lack of one: the call may succeed elsewhere or later. */
+export function isRetryableGrpcError(err: unknown): err is GrpcCallError {
+  return err instanceof GrpcCallError && (err.code === UNAVAILABLE || err.code === 1);
+}
+
+interface Connection {
+  session: http2.ClientHttp2Session;
+  connected: boolean;
+}
+
+interface Member {
+  url: string;
+  conn?: Connection;
+  downUntil: number;
+}
+
+const SKIP_MS = 1000;
+// Ranges of every object of a type can be tens of MB: large windows save flow-control round trips.
+const WINDOW = 1 << 26;
+
+export class EtcdGrpcClient {
+  private readonly members: Member[];
+  private current: number;
+  private closed = false;
+
+  constructor(endpoints: string[]) {
+    this.members = endpoints.map((url) => ({ url, downUntil: 0 }));
+    // Replicas given the same list spread over the members.
+    this.current = Math.floor(Math.random() * this.members.length);
+  }
+
+  /** Calls `path` with `body`; the answer's message is handed to `decode`. */
+  unary<T>(path: string, body: ProtoWriter, decode: (r: ProtoReader) => T): Promise<T> {
+    const frame = body.frame();
+    return new Promise<T>((resolve, reject) => {
+      if (this.closed) return reject(new GrpcCallError(1, 'etcd client closed', true));
+      const member = this.pick();
+      if (!member) return reject(new GrpcCallError(UNAVAILABLE, 'no etcd member can be reached', true));
+      let conn: Connection;
+      let stream: http2.ClientHttp2Stream;
+      try {
+        conn = this.connectionOf(member);
+        stream = conn.session.request(
+          { ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers' },
+          { endStream: false },
+        );
+      } catch (err) {
+        this.lost(member);
+        return reject(new GrpcCallError(UNAVAILABLE, (err as Error).message, true));
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let status: number | undefined;
+      let details = '';
+      let failure: Error | undefined;
+      const readStatus = (h: http2.IncomingHttpHeaders) => {
+        if (h['grpc-status'] === undefined) return;
+        status = Number(h['grpc-status']);
+        details = decodeMessage(h['grpc-message']);
+      };
+      stream.on('response', (headers) => {
+        const httpStatus = Number(headers[':status']);
+        if (httpStatus !== 200 && headers['grpc-status'] === undefined) {
+          status = 2;
+          details = `HTTP status ${httpStatus}`;
+        } else readStatus(headers);
+      });
+      stream.on('data', (c: Buffer) => {
+        chunks.push(c);
+        size += c.length;
+      });
+      stream.on('trailers', readStatus);
+      stream.on('error', (err) => {
+        failure = err;
+      });
+      stream.on('close', () => {
+        if (status === undefined) {
+          // No answer: the connection went away, or the stream was reset.
+          const refused = stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM;
+          if (!conn.connected || !refused) this.lost(member);
+          return reject(new GrpcCallError(UNAVAILABLE, failure?.message ?? 'Connection dropped', !conn.connected || refused));
+        }
+        if (status !== 0) {
+          if (status === UNAVAILABLE) this.advance(member);
+          return reject(new GrpcCallError(status, details, false));
+        }
+        try {
+          const buf = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+          if (buf.length < 5 || buf[0] !== 0) throw new Error('etcd answered with a compressed or truncated message');
+          const len = buf.readUInt32BE(1);
+          if (buf.length < 5 + len) throw new Error('etcd answered with a truncated message');
+          resolve(decode(new ProtoReader(buf, 5, 5 + len)));
+        } catch (err) {
+          reject(new GrpcCallError(13, (err as Error).message, false));
+        }
+      });
+      stream.end(frame);
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const m of this.members) {
+      m.conn?.session.destroy();
+      m.conn = undefined;
+    }
+  }
+
+  private pick(): Member | undefined {
+    const now = Date.now();
+    const n = this.members.length;
+    for (let i = 0; i < n; i++) {
+      const at = (this.current + i) % n;
+      if (this.members[at].downUntil <= now) {
+        this.current = at;
+        return this.members[at];
+      }
+    }
+    return undefined;
+  }
+
+  private advance(member: Member): void {
+    if (this.members[this.current] === member) this.current = (this.current + 1) % this.members.length;
+  }
+
+  /** The member could not be reached or its connection broke: skip it for a while. */
+  private lost(member: Member): void {
+    if (this.members.length > 1) member.downUntil = Date.now() + SKIP_MS;
+    this.advance(member);
+    if (member.conn) {
+      const { session } = member.conn;
+      member.conn = undefined;
+      session.destroy();
+    }
+  }
+
+  private connectionOf(member: Member): Connection {
+    const existing = member.conn;
+    if (existing && !existing.session.closed && !existing.session.destroyed) return existing;
+    const session = http2.connect(member.url, { settings: { initialWindowSize: WINDOW }, maxSessionMemory: 1 << 20 });
+    const conn: Connection = { session, connected: false };
+    member.conn = conn;
+    session.on('connect', () => {
+      conn.connected = true;
+      session.setLocalWindowSize(WINDOW);
+    });
+    // Failures reach the calls through their streams; an unhandled 'error' would end the process.
+    session.on('error', () => {});
+    const drop = () => {
+      if (member.conn === conn) member.conn = undefined;
+    };
+    session.on('goaway', drop);
+    session.on('close', drop);
+    return conn;
+  }
+}
+
+function decodeMessage(v: string | string[] | undefined): string {
+  const s = Array.isArray(v) ? v.join(',') : (v ?? '');
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
