@@ -12,7 +12,7 @@ import { seedOne } from './requests.js';
 
 export async function runFanoutSection(ctx: RunCtx, backend: string): Promise<void> {
   if (!want('fanout')) return;
-  await withServer({ root: config.serverRoot, label: 'windlass', backend }, async ({ server, meters }) => {
+  await withServer({ root: config.serverRoot, label: 'windlass', backend, profile: 'fanout' }, async ({ server, meters }) => {
     const objects: string[] = [];
     for (let i = 0; i < config.fanoutObjects; i++) {
       objects.push(objectName('fan-', i));
@@ -39,5 +39,5 @@ export async function runFanoutSection(ctx: RunCtx, backend: string): Promise<vo
         },
       });
     }
-  });
+  }, ctx.profiles);
 }

@@ -26,7 +26,7 @@ export async function seedOne(target: Target, name: string): Promise<string> {
 
 async function createRow(ctx: RunCtx, root: string, label: string, backend: string, clients: number, workers = 1): Promise<void> {
   log(`${label} ${backend}: create, ${clients} clients${workers > 1 ? `, ${workers} workers` : ''}`);
-  const profile = clients === config.getClients && workers === 1 ? `create-${clients}` : undefined;
+  const profile = clients === config.getClients ? `create-${clients}${workers > 1 ? `-workers-${workers}` : ''}` : undefined;
   await withServer({ root, label, backend, workers, profile }, async ({ server, meters }) => {
     const w = await load({ target: server.target, mode: 'create', clients, path: CM_PATH, template: template(), namePrefix: `c${clients}-`, expect: 201, windowName: 'create' }, meters);
     ctx.rows.push(rowFrom({ section: 'create', backend, server: label, op: 'create', clients, client: 'node', workers }, w, w.result));
@@ -36,7 +36,7 @@ async function createRow(ctx: RunCtx, root: string, label: string, backend: stri
 async function getRows(ctx: RunCtx, root: string, label: string, backend: string, workers = 1): Promise<void> {
   const clients = config.getClients;
   log(`${label} ${backend}: GET, ${clients} clients${workers > 1 ? `, ${workers} workers` : ''}`);
-  await withServer({ root, label, backend, workers, profile: workers === 1 ? 'get' : undefined }, async ({ server, meters }) => {
+  await withServer({ root, label, backend, workers, profile: workers === 1 ? 'get' : `get-workers-${workers}` }, async ({ server, meters }) => {
     const path = await seedOne(server.target, objectName('get-', 1));
     const variants = workers === 1 ? [['get', path], ['get rv=0', `${path}?resourceVersion=0`]] : [['get', path]];
     for (const client of getClients()) {
