@@ -1,4 +1,4 @@
-import { goEncoderFor, loadGoTypes, loadSchemas } from './index.js';
+import { goDecoderFor, goEncoderFor, loadGoTypes, loadSchemas } from './index.js';
 
 const schemas = await loadSchemas();
 await loadGoTypes();
@@ -48,5 +48,37 @@ describe('objects as Go encodes kube structs', () => {
 
   test('kinds without a Go type get no encoder', () => {
     expect(goEncoderFor(schemas, { group: 'example.com', version: 'v1', kind: 'Widget' })).toBeNull();
+  });
+});
+
+describe('what decoding into the Go types forgets', () => {
+  const decode = (group: string, version: string, kind: string, obj: any) => {
+    goDecoderFor(schemas, { group, version, kind })!(obj);
+    return obj;
+  };
+
+  test('omitempty zero values are dropped at every depth; nothing is filled in', () => {
+    const d = decode('apps', 'v1', 'Deployment', {
+      metadata: { name: 'web', labels: {} },
+      spec: {
+        minReadySeconds: 0, replicas: 0, paused: false,
+        template: { spec: { volumes: [{ name: 'v', azureFile: { secretName: 's', shareName: 'x', readOnly: false } }],
+          containers: [{ name: 'c', image: 'i', imagePullPolicy: '', volumeMounts: [{ name: 'v', mountPath: '/v', readOnly: false }], ports: [] }] } },
+      },
+    });
+    // kube's Deployment struct holds the same value with or without them (a patch re-sending them changes nothing).
+    expect(d).toEqual({
+      metadata: { name: 'web' },
+      spec: {
+        replicas: 0, // *int32: a pointer keeps its zero value
+        template: { spec: { volumes: [{ name: 'v', azureFile: { secretName: 's', shareName: 'x' } }],
+          containers: [{ name: 'c', image: 'i', volumeMounts: [{ name: 'v', mountPath: '/v' }] }] } },
+      },
+    });
+  });
+
+  test('fields without omitempty keep their zero values; pointers keep false and 0', () => {
+    const svc = decode('', 'v1', 'Service', { metadata: { name: 's' }, spec: { ports: [{ port: 0, nodePort: 0, name: '' }], allocateLoadBalancerNodePorts: false } });
+    expect(svc.spec).toEqual({ ports: [{ port: 0 }], allocateLoadBalancerNodePorts: false });
   });
 });

@@ -30,10 +30,15 @@ type Fill = (obj: JsonObject) => void;
 
 const isEmptyScalar = (v: unknown) => v === '' || v === 0 || v === false || v === null;
 
+/**
+ * `prune` compiles what decoding into the Go types does and nothing more: an `omitempty` field
+ * holding its zero value is the same Go value as an absent one, so it is dropped; nothing is
+ * filled in (that is the encoder's half).
+ */
 class Compiler {
   private readonly fills = new Map<string, Fill>();
 
-  constructor(private readonly structs: StructTable) {}
+  constructor(private readonly structs: StructTable, private readonly prune = false) {}
 
   struct(def: string): Fill {
     const done = this.fills.get(def);
@@ -54,7 +59,32 @@ class Compiler {
     return self;
   }
 
-  private field([name, code, ref, zero]: GoField): Fill {
+  private field(f: GoField): Fill {
+    return this.prune ? this.pruneField(f) : this.fillField(f);
+  }
+
+  private pruneField([name, code, ref]: GoField): Fill {
+    const omitempty = code.endsWith('?');
+    const nested = 'SPAM'.includes(code[0]) ? this.struct(ref!) : undefined;
+    return (obj) => {
+      const v = obj[name];
+      if (v === undefined) return;
+      if (omitempty && (isEmptyScalar(v) ? code[0] === 'v' || v === null : isEmptyContainer(v) && 'AMam'.includes(code[0]))) {
+        delete obj[name];
+        return;
+      }
+      if (!nested || v === null || typeof v !== 'object') return;
+      if (code[0] === 'S' || code[0] === 'P') {
+        if (!Array.isArray(v)) nested(v as JsonObject);
+        return;
+      }
+      for (const item of Array.isArray(v) ? v : Object.values(v as JsonObject)) {
+        if (item !== null && typeof item === 'object' && !Array.isArray(item)) nested(item as JsonObject);
+      }
+    };
+  }
+
+  private fillField([name, code, ref, zero]: GoField): Fill {
     const omitempty = code.endsWith('?');
     switch (code[0]) {
       case 'S': {
@@ -135,6 +165,8 @@ class Compiler {
   }
 }
 
+const isEmptyContainer = (v: unknown) => v !== null && typeof v === 'object' && (Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0);
+
 /** An empty list or map: left out with omitempty, else null (what the protobuf round trip gives back). */
 function emptyContainer(obj: JsonObject, name: string, omitempty: boolean): void {
   if (omitempty) delete obj[name];
@@ -150,6 +182,8 @@ function absentContainer(obj: JsonObject, name: string, v: unknown, omitempty: b
 
 const compilers = new WeakMap<StructTable, Compiler>();
 const encoders = new Map<string, GoEncoder | null>();
+const pruners = new WeakMap<StructTable, Compiler>();
+const decoders = new Map<string, GoEncoder | null>();
 
 /**
  * The normalizer of a kind, or undefined while the Go type facts are not loaded yet (await
@@ -167,4 +201,25 @@ export function goEncoderFor(schemas: Schemas, gvk: GroupVersionKind): GoEncoder
     encoders.set(key, e);
   }
   return e;
+}
+
+/**
+ * What decoding a body into the kind's Go type forgets: `omitempty` fields holding their zero
+ * value (`readOnly: false`, `nodePort: 0`, `""`, empty lists and maps, null). kube defaults,
+ * validates and compares (a Pod's immutable spec, a spec change bumping generation) only the
+ * decoded struct, so a patch re-sending `readOnly: false` changes nothing there. Undefined while
+ * the Go type facts are not loaded, null for a kind with no Go type.
+ */
+export function goDecoderFor(schemas: Schemas, gvk: GroupVersionKind): GoEncoder | null | undefined {
+  if (!table) return undefined;
+  const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
+  let d = decoders.get(key);
+  if (d === undefined) {
+    const name = schemas.definitionNameFor(gvk);
+    let compiler = pruners.get(table);
+    if (!compiler) pruners.set(table, (compiler = new Compiler(table, true)));
+    d = name !== undefined && table[name] ? compiler.struct(name) : null;
+    decoders.set(key, d);
+  }
+  return d;
 }

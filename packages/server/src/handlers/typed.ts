@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { fieldErr, goMarshalSorted, goSprintValue, mayHaveDuplicateKeys, newBadRequest, newInvalid, parseJSONWithDuplicates } from '@windlass/machinery';
-import { DecodeError, decoderFor, loadedSchemas, loadSchemas, type ObjectDecoder } from '@windlass/schemas';
+import { DecodeError, decoderFor, goDecoderFor, loadGoTypes, loadedSchemas, loadSchemas, type ObjectDecoder } from '@windlass/schemas';
 import type { KubeObject, ResourceDefinition } from '../registry/types.js';
 import { bodyMediaType } from '../negotiation.js';
 import { bodyStrictErrors } from './body.js';
@@ -14,12 +14,18 @@ import { bodyStrictErrors } from './body.js';
 const kDecoder = Symbol('windlass.typedDecoder');
 type WithDecoder = ResourceDefinition & { [kDecoder]?: ObjectDecoder | null };
 
-/** The kind's decoder, compiled at its first use; null where no schema describes the kind. */
+/**
+ * The kind's decoder, compiled at its first use; null where no schema describes the kind. What
+ * it leaves is what kube's Go struct holds: `omitempty` fields at their zero value are dropped
+ * (goDecoderFor), so defaults, validation and the update comparisons see what kube's see.
+ */
 export async function typedDecoder(def: ResourceDefinition): Promise<ObjectDecoder | null> {
   const d = def as WithDecoder;
   if (d[kDecoder] !== undefined) return d[kDecoder];
-  const schemas = loadedSchemas() ?? (await loadSchemas());
-  return (d[kDecoder] = decoderFor(schemas, def) ?? null);
+  const [schemas] = await Promise.all([loadedSchemas() ?? loadSchemas(), loadGoTypes()]);
+  const decode = decoderFor(schemas, def) ?? null;
+  const prune = goDecoderFor(schemas, def) ?? null;
+  return (d[kDecoder] = decode && prune ? (obj, unknown) => (decode(obj, unknown), prune(obj)) : decode);
 }
 
 const cannotHandle = (def: ResourceDefinition) => `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}`;
