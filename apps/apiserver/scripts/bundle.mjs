@@ -5,13 +5,13 @@
  * binary's start-up (measured: `windlass --help` 0.54 s from dist/main.js, ~0.35 s from the
  * bundle, on 2 busy cores), and controllers' test suites start it often.
  *
- * What the code imports on demand (the etcd backend: its client and gRPC stack take a fifth
- * of a second to load, which an embedded server must not pay) stays in chunks of its own.
+ * What the code imports on demand (the etcd backend, x509, generated tables) stays in chunks
+ * of its own, so an embedded server does not load it.
  * Beside them, dist/bundle/inputs.json lists the files bundled: the binary falls back
  * to dist/main.js when any of them is newer than the bundle (a package rebuilt on its own).
  * Packages that find files beside their own code stay outside, loaded from node_modules as
- * usual: better-sqlite3 (its native addon) and etcd3 (its .proto files, through __dirname,
- * as @grpc/grpc-js does). The bundle must hold no __dirname or __filename: checked below.
+ * usual: better-sqlite3 (its native addon). The bundle must hold no __dirname or
+ * __filename: checked below.
  */
 import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,7 +31,7 @@ const result = await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  external: ['better-sqlite3', 'etcd3'],
+  external: ['better-sqlite3'],
   // CommonJS dependencies call require(); an ES module has none of its own.
   banner: { js: "import { createRequire as windlassCreateRequire } from 'node:module'; const require = windlassCreateRequire(import.meta.url);" },
   metafile: true,

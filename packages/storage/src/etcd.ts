@@ -1,5 +1,4 @@
-import { circuitBreaker, ConsecutiveBreaker, ExponentialBackoff, handleWhen, isBrokenCircuitError, noop, retry } from 'cockatiel';
-import { isRecoverableError, Etcd3, WatchClient } from 'etcd3';
+import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
 import { checkKey, checkModRevision, checkValue, checkWatchRevision } from './errors.js';
 import { etcdCall } from './etcd/errors.js';
 import { EtcdGrpcClient, GrpcCallError, isRetryableGrpcError } from './etcd/grpc.js';
@@ -49,37 +48,19 @@ export interface EtcdStorageOptions {
 /** A key nobody writes: reads of it only serve to learn revisions. */
 const PROBE_KEY = bytes('compact_rev_key');
 
-/** The etcd backend. Create it with EtcdStorage.connect(), which also learns the server version. */
 /**
- * etcd3 by default re-sends any call that failed with a recoverable error (a connection lost
- * to a dying member, "request timed out, possibly due to previous leader failure"). For a
- * transaction that may have been applied, the copy then fails its compare against the first
- * one's result: a delete answered 404, an update a false 409, for writes that were made
- * (seen in the fault runs after killing etcd members). So no call is re-sent by the client;
- * reads, which are safe to repeat, are retried here, and a write that failed that way is
- * reported as such (kube answers it with a 500 too: its client re-sends only what it never sent).
+ * A call is never re-sent by the client itself. Reads, which are safe to repeat, are retried
+ * here on a member that is up. A transaction is re-sent only when it never left (no member
+ * could be reached): one whose connection broke may have been applied, and a copy would then
+ * fail its compare against the first one's result (a delete answered 404, an update a false
+ * 409; seen in the fault runs after killing etcd members). Such a write is reported as
+ * unavailable, as kube-apiserver reports it (its client re-sends only what it never sent).
  */
-const readRetry = retry(handleWhen((err) => isRecoverableError(err) || isRetryableGrpcError(err)), { maxAttempts: 3, backoff: new ExponentialBackoff({ initialDelay: 20, maxDelay: 500 }) });
-
-/** The member could not be reached at all (down, or its connection cut). */
-const connectionLost = (err: Error) => isRecoverableError(err) && /No connection established|ECONNREFUSED|ECONNRESET|Connection dropped/.test(err.message);
-
-/**
- * A transaction is re-sent only when it never left: grpc-js had no connection to send it on,
- * or every member's circuit was open, so another attempt (maybe on another member) may take it.
- */
-const neverSent = (err: Error) =>
-  err instanceof GrpcCallError ? err.unsent : isBrokenCircuitError(err) || (isRecoverableError(err) && /No connection established|ECONNREFUSED/.test(err.message));
+const readRetry = retry(handleWhen(isRetryableGrpcError), { maxAttempts: 3, backoff: new ExponentialBackoff({ initialDelay: 20, maxDelay: 500 }) });
+const neverSent = (err: Error) => err instanceof GrpcCallError && err.unsent;
 const writeRetry = retry(handleWhen(neverSent), { maxAttempts: 4, backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 1000 }) });
 
-/**
- * A member is skipped for a second after three calls in a row could not reach it. etcd3's
- * default opened it for 5 s after any three recoverable errors, "request timed out" included:
- * after an etcd leader died, every healthy member's circuit opened and writes were refused
- * unsent for seconds after a new leader was elected (seen in the fault runs).
- */
-const memberCircuit = () => circuitBreaker(handleWhen(connectionLost), { halfOpenAfter: 1000, breaker: new ConsecutiveBreaker(3) });
-
+/** The etcd backend. Create it with EtcdStorage.connect(), which also learns the server version. */
 export class EtcdStorage implements Storage {
   readonly name = 'etcd';
   /** The version of the member that answered the status request at connect(). */
@@ -87,11 +68,7 @@ export class EtcdStorage implements Storage {
   /** True when progress notifications prove a watch is up to date (etcd >= 3.4.31 / 3.5.13). */
   supportsProgressRequests = false;
 
-  /** Watches and the status call. */
-  private readonly client: Etcd3;
-  /** Range, Txn and Compact. */
   private readonly kv: EtcdGrpcClient;
-  private readonly watchClient: WatchClient;
   private readonly watches = new Set<WatchHandle>();
   private readonly progressIntervalMs: number;
   /** A lower bound for the compacted revision, so compactedRevision() searches less. */
@@ -100,11 +77,7 @@ export class EtcdStorage implements Storage {
 
   constructor(opts: EtcdStorageOptions) {
     if (!opts.endpoints?.length) throw new StorageError('InvalidArgument', 'etcd needs at least one endpoint');
-    // gRPC's default 4 MiB receive limit is hit by large ranges (10k+ objects); etcd's own
-    // request limit is what bounds writes, so reads may be as large as the data.
-    this.client = new Etcd3({ hosts: opts.endpoints, grpcOptions: { 'grpc.max_receive_message_length': -1 }, faultHandling: { global: noop, host: memberCircuit } });
     this.kv = new EtcdGrpcClient(opts.endpoints);
-    this.watchClient = this.client.watchClient;
     this.progressIntervalMs = opts.progressIntervalMs ?? 5000;
   }
 
@@ -127,7 +100,7 @@ export class EtcdStorage implements Storage {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     });
     try {
-      // Through the KV client, which moves past a member it cannot reach (etcd3's status call did not).
+      // Retried like reads, so a member that cannot be reached is passed over.
       const status = readRetry.execute(() => this.kv.unary('/etcdserverpb.Maintenance/Status', new ProtoWriter(), decodeStatusVersion));
       const version = await Promise.race([status, timeout]);
       this.serverVersion = version;
@@ -214,7 +187,7 @@ export class EtcdStorage implements Storage {
     // Periodic progress requests only where the answers are exact (see supportsProgressRequests).
     const progressIntervalMs = this.supportsProgressRequests ? this.progressIntervalMs : 0;
     let handle: WatchHandle | undefined;
-    const created = await openEtcdWatch(this.watchClient, range, checkWatchRevision(fromRevision), listener, { ...opts, progressIntervalMs }, () => {
+    const created = await openEtcdWatch(this.kv, range, checkWatchRevision(fromRevision), listener, { ...opts, progressIntervalMs }, () => {
       if (handle) this.watches.delete(handle);
     });
     handle = created;
@@ -273,7 +246,6 @@ export class EtcdStorage implements Storage {
     this.closed = true;
     for (const w of [...this.watches]) w.close();
     this.kv.close();
-    this.client.close();
   }
 
   private rangeCall(req: RangeRequest): Promise<RangeResponse> {

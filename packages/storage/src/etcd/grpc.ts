@@ -1,6 +1,6 @@
 /**
- * Unary gRPC calls to etcd over Node's own HTTP/2 client: the KV calls every request makes
- * (Range, Txn) and compaction. Watches and the maintenance status stay on etcd3.
+ * gRPC calls to etcd over Node's own HTTP/2 client: the KV calls every request makes (Range,
+ * Txn), compaction, the status call, and watch streams.
  *
  * Why not etcd3/grpc-js for these: on a create, grpc-js's call stack (interceptors, filters,
  * metadata, per-call AsyncResource.bind with its two util.deprecate wrappers), proto-loader's
@@ -41,6 +41,21 @@ interface Connection {
   connected: boolean;
 }
 
+interface Call {
+  member: Member;
+  conn: Connection;
+  stream: http2.ClientHttp2Stream;
+  status?: number;
+  details: string;
+  failure?: Error;
+}
+
+export interface GrpcStream {
+  write(body: ProtoWriter): void;
+  /** Ends the call from this side; its onClose is not called. */
+  cancel(): void;
+}
+
 interface Member {
   url: string;
   conn?: Connection;
@@ -66,69 +81,121 @@ export class EtcdGrpcClient {
   unary<T>(path: string, body: ProtoWriter, decode: (r: ProtoReader) => T): Promise<T> {
     const frame = body.frame();
     return new Promise<T>((resolve, reject) => {
-      if (this.closed) return reject(new GrpcCallError(1, 'etcd client closed', true));
-      const member = this.pick();
-      if (!member) return reject(new GrpcCallError(UNAVAILABLE, 'no etcd member can be reached', true));
-      let conn: Connection;
-      let stream: http2.ClientHttp2Stream;
+      let call: Call;
       try {
-        conn = this.connectionOf(member);
-        stream = conn.session.request(
-          { ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers' },
-          { endStream: false },
-        );
+        call = this.open(path);
       } catch (err) {
-        this.lost(member);
-        return reject(new GrpcCallError(UNAVAILABLE, (err as Error).message, true));
+        return reject(err);
       }
       const chunks: Buffer[] = [];
       let size = 0;
-      let status: number | undefined;
-      let details = '';
-      let failure: Error | undefined;
-      const readStatus = (h: http2.IncomingHttpHeaders) => {
-        if (h['grpc-status'] === undefined) return;
-        status = Number(h['grpc-status']);
-        details = decodeMessage(h['grpc-message']);
-      };
-      stream.on('response', (headers) => {
-        const httpStatus = Number(headers[':status']);
-        if (httpStatus !== 200 && headers['grpc-status'] === undefined) {
-          status = 2;
-          details = `HTTP status ${httpStatus}`;
-        } else readStatus(headers);
-      });
-      stream.on('data', (c: Buffer) => {
+      call.stream.on('data', (c: Buffer) => {
         chunks.push(c);
         size += c.length;
       });
-      stream.on('trailers', readStatus);
-      stream.on('error', (err) => {
-        failure = err;
-      });
-      stream.on('close', () => {
-        if (status === undefined) {
-          // No answer: the connection went away, or the stream was reset.
-          const refused = stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM;
-          if (!conn.connected || !refused) this.lost(member);
-          return reject(new GrpcCallError(UNAVAILABLE, failure?.message ?? 'Connection dropped', !conn.connected || refused));
-        }
-        if (status !== 0) {
-          if (status === UNAVAILABLE) this.advance(member);
-          return reject(new GrpcCallError(status, details, false));
-        }
+      call.stream.on('close', () => {
+        const err = this.outcome(call);
+        if (err) return reject(err);
         try {
           const buf = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
           if (buf.length < 5 || buf[0] !== 0) throw new Error('etcd answered with a compressed or truncated message');
           const len = buf.readUInt32BE(1);
           if (buf.length < 5 + len) throw new Error('etcd answered with a truncated message');
           resolve(decode(new ProtoReader(buf, 5, 5 + len)));
-        } catch (err) {
-          reject(new GrpcCallError(13, (err as Error).message, false));
+        } catch (e) {
+          reject(new GrpcCallError(13, (e as Error).message, false));
         }
       });
-      stream.end(frame);
+      call.stream.end(frame);
     });
+  }
+
+  /**
+   * A bidirectional streaming call: each message etcd sends is handed to `onMessage` as it
+   * completes; `onClose` hears how the call ended (undefined: etcd ended it without error),
+   * unless the caller ended it with `cancel()`.
+   */
+  stream(path: string, onMessage: (r: ProtoReader) => void, onClose: (err: GrpcCallError | undefined) => void): GrpcStream {
+    const call = this.open(path);
+    let cancelled = false;
+    let pending: Buffer | undefined;
+    call.stream.on('data', (c: Buffer) => {
+      const buf = pending ? Buffer.concat([pending, c]) : c;
+      let at = 0;
+      while (buf.length - at >= 5) {
+        const len = buf.readUInt32BE(at + 1);
+        if (buf.length - at < 5 + len) break;
+        if (buf[at] !== 0) {
+          call.failure = new Error('etcd sent a compressed message');
+          call.stream.close(http2.constants.NGHTTP2_CANCEL);
+          return;
+        }
+        onMessage(new ProtoReader(buf, at + 5, at + 5 + len));
+        if (cancelled) return;
+        at += 5 + len;
+      }
+      pending = at < buf.length ? buf.subarray(at) : undefined;
+    });
+    call.stream.on('close', () => {
+      if (!cancelled) onClose(this.outcome(call));
+    });
+    return {
+      write: (body) => {
+        if (!cancelled && !call.stream.closed) call.stream.write(body.frame());
+      },
+      cancel: () => {
+        if (cancelled) return;
+        cancelled = true;
+        call.stream.close(http2.constants.NGHTTP2_CANCEL);
+      },
+    };
+  }
+
+  /** Starts a call on the current member; throws an unsent GrpcCallError when none can take it. */
+  private open(path: string): Call {
+    if (this.closed) throw new GrpcCallError(1, 'etcd client closed', true);
+    const member = this.pick();
+    if (!member) throw new GrpcCallError(UNAVAILABLE, 'no etcd member can be reached', true);
+    let conn: Connection;
+    let stream: http2.ClientHttp2Stream;
+    try {
+      conn = this.connectionOf(member);
+      stream = conn.session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers' }, { endStream: false });
+    } catch (err) {
+      this.lost(member);
+      throw new GrpcCallError(UNAVAILABLE, (err as Error).message, true);
+    }
+    const call: Call = { member, conn, stream, details: '' };
+    const readStatus = (h: http2.IncomingHttpHeaders) => {
+      if (h['grpc-status'] === undefined) return;
+      call.status = Number(h['grpc-status']);
+      call.details = decodeMessage(h['grpc-message']);
+    };
+    stream.on('response', (headers) => {
+      const httpStatus = Number(headers[':status']);
+      if (httpStatus !== 200 && headers['grpc-status'] === undefined) {
+        call.status = 2;
+        call.details = `HTTP status ${httpStatus}`;
+      } else readStatus(headers);
+    });
+    stream.on('trailers', readStatus);
+    stream.on('error', (err) => {
+      call.failure ??= err;
+    });
+    return call;
+  }
+
+  /** How a closed call ended: undefined for OK, else the error (and what it says about the member). */
+  private outcome(call: Call): GrpcCallError | undefined {
+    if (call.status === undefined) {
+      // No answer: the connection went away, or the stream was reset.
+      const refused = call.stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM;
+      if (!call.conn.connected || !refused) this.lost(call.member);
+      return new GrpcCallError(UNAVAILABLE, call.failure?.message ?? 'Connection dropped', !call.conn.connected || refused);
+    }
+    if (call.status === 0) return call.failure ? new GrpcCallError(13, call.failure.message, false) : undefined;
+    if (call.status === UNAVAILABLE) this.advance(call.member);
+    return new GrpcCallError(call.status, call.details, false);
   }
 
   close(): void {

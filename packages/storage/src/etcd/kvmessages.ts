@@ -91,7 +91,7 @@ export function encodeCompaction(revision: number, physical: boolean): ProtoWrit
   return new ProtoWriter().varint(1, revision).bool(2, physical);
 }
 
-function decodeHeaderRevision(r: ProtoReader): number {
+export function decodeHeaderRevision(r: ProtoReader): number {
   let revision = 0;
   while (r.more()) {
     const { field, wireType } = r.next();
@@ -101,7 +101,7 @@ function decodeHeaderRevision(r: ProtoReader): number {
   return revision;
 }
 
-function decodeKeyValue(r: ProtoReader): RawKeyValue {
+export function decodeKeyValue(r: ProtoReader): RawKeyValue {
   const kv: RawKeyValue = { key: EMPTY, value: EMPTY, createRevision: 0, modRevision: 0, version: 0 };
   while (r.more()) {
     const { field, wireType } = r.next();

@@ -1,8 +1,9 @@
-import type { IEvent, IWatchRequest, IWatchResponse, WatchClient } from 'etcd3';
 import { compactedError } from '../errors.js';
 import type { KeyRange } from '../keys.js';
 import { StorageError, type StorageWatchEvent, type WatchHandle, type WatchListener, type WatchOptions } from '../types.js';
-import { etcdCall, mapEtcdError } from './errors.js';
+import { mapEtcdError } from './errors.js';
+import type { EtcdGrpcClient, GrpcStream } from './grpc.js';
+import { decodeWatchResponse, encodeProgressRequest, encodeWatchCreate, type WatchEvent, type WatchResponse } from './watchmessages.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -12,20 +13,19 @@ export interface EtcdWatchOptions extends WatchOptions {
 }
 
 /**
- * One watch on its own gRPC watch stream (streams share the HTTP/2 connection), so a
- * stream-wide progress response (watch_id -1) can only be about this watch. etcd3's
- * high-level Watcher hides progress notifications, hence the generated client.
+ * One watch on its own gRPC watch stream (streams share the member's HTTP/2 connection), so a
+ * stream-wide progress response (watch_id -1) can only be about this watch.
  * Resolves once etcd confirms the watch, so writes made after that are seen.
  */
 export async function openEtcdWatch(
-  client: WatchClient,
+  client: EtcdGrpcClient,
   range: KeyRange,
   fromRevision: number,
   listener: WatchListener,
   opts: EtcdWatchOptions,
   onEnd: () => void,
 ): Promise<WatchHandle> {
-  const stream = await etcdCall(() => client.watch());
+  let stream: GrpcStream | undefined;
   let created = false;
   let done = false;
   /** A compaction was reported; only the deferred finish() is still to come. */
@@ -39,11 +39,7 @@ export async function openEtcdWatch(
     done = true;
     if (timer) clearInterval(timer);
     onEnd();
-    // Half-close first: etcd3 marks the host failed (resetting its channels and feeding
-    // its circuit breaker) on any error of a still-writable watch stream, and cancel()
-    // alone would raise a CANCELLED error on one.
-    stream.end();
-    stream.cancel();
+    stream?.cancel();
     if (!err) return;
     if (!created) {
       settle.reject(err);
@@ -64,10 +60,10 @@ export async function openEtcdWatch(
     }
   };
 
-  stream.on('data', (res: IWatchResponse) => {
+  const onResponse = (res: WatchResponse): void => {
     if (done || ending) return;
-    if (Number(res.compact_revision) > 0) {
-      const err = compactedError(fromRevision, Number(res.compact_revision));
+    if (res.compactRevision > 0) {
+      const err = compactedError(fromRevision, res.compactRevision);
       if (created) {
         finish(err);
         return;
@@ -81,7 +77,7 @@ export async function openEtcdWatch(
       return;
     }
     if (res.canceled) {
-      finish(new StorageError('Unavailable', `etcd canceled the watch: ${res.cancel_reason || 'no reason given'}`));
+      finish(new StorageError('Unavailable', `etcd canceled the watch: ${res.cancelReason || 'no reason given'}`));
       return;
     }
     if (res.created && !created) {
@@ -92,27 +88,40 @@ export async function openEtcdWatch(
       const events = res.events.map((e) => toEvent(e, !!opts.prevKv));
       deliver(() => listener.events(events));
     } else if (!res.created && listener.progress) {
-      const revision = Number(res.header.revision);
+      const revision = res.revision;
       deliver(() => listener.progress!(revision));
     }
-  });
-  stream.on('error', (err: Error) => finish(mapEtcdError(err)));
-  stream.on('end', () => finish(new StorageError('Unavailable', 'etcd watch stream ended')));
-
-  const request: IWatchRequest = {
-    create_request: {
-      key: Buffer.from(range.start),
-      range_end: range.end === undefined ? undefined : Buffer.from(range.end),
-      start_revision: fromRevision > 0 ? fromRevision : undefined,
-      prev_kv: !!opts.prevKv,
-      progress_notify: !!opts.progressNotify,
-    },
   };
-  stream.write(request);
+
+  try {
+    stream = client.stream(
+      '/etcdserverpb.Watch/Watch',
+      (r) => {
+        let res: WatchResponse;
+        try {
+          res = decodeWatchResponse(r);
+        } catch (err) {
+          finish(err);
+          return;
+        }
+        onResponse(res);
+      },
+      (err) => finish(err ? mapEtcdError(err) : new StorageError('Unavailable', 'etcd watch stream ended')),
+    );
+  } catch (err) {
+    throw mapEtcdError(err);
+  }
+  stream.write(encodeWatchCreate({
+    key: Buffer.from(range.start),
+    rangeEnd: range.end === undefined ? undefined : Buffer.from(range.end),
+    startRevision: fromRevision > 0 ? fromRevision : undefined,
+    prevKv: !!opts.prevKv,
+    progressNotify: !!opts.progressNotify,
+  }));
   await ready;
 
   const requestProgress = (): void => {
-    if (!done) stream.write({ progress_request: {} });
+    if (!done) stream?.write(encodeProgressRequest());
   };
   if (opts.progressNotify && opts.progressIntervalMs > 0) {
     timer = setInterval(requestProgress, opts.progressIntervalMs);
@@ -121,18 +130,18 @@ export async function openEtcdWatch(
   return { requestProgress, close: () => finish() };
 }
 
-function toEvent(e: IEvent, prevKv: boolean): StorageWatchEvent {
-  const deleted = String(e.type).toUpperCase() === 'DELETE';
+function toEvent(e: WatchEvent, prevKv: boolean): StorageWatchEvent {
+  const deleted = e.type === 'DELETE';
   const ev: StorageWatchEvent = {
-    type: deleted ? 'DELETE' : 'PUT',
+    type: e.type,
     key: e.kv.key.toString(),
-    revision: Number(e.kv.mod_revision),
+    revision: e.kv.modRevision,
     value: deleted ? EMPTY : e.kv.value,
-    createRevision: deleted ? 0 : Number(e.kv.create_revision),
+    createRevision: deleted ? 0 : e.kv.createRevision,
   };
-  if (prevKv && e.prev_kv && e.prev_kv.key && e.prev_kv.key.length > 0) {
-    ev.prevValue = e.prev_kv.value;
-    ev.prevModRevision = Number(e.prev_kv.mod_revision);
+  if (prevKv && e.prevKv && e.prevKv.key.length > 0) {
+    ev.prevValue = e.prevKv.value;
+    ev.prevModRevision = e.prevKv.modRevision;
   }
   return ev;
 }
