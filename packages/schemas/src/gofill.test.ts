@@ -59,7 +59,7 @@ describe('what decoding into the Go types forgets', () => {
 
   test('omitempty zero values are dropped at every depth; nothing is filled in', () => {
     const d = decode('apps', 'v1', 'Deployment', {
-      metadata: { name: 'web', labels: {} },
+      metadata: { name: 'web', labels: {}, creationTimestamp: null },
       spec: {
         minReadySeconds: 0, replicas: 0, paused: false,
         template: { spec: { volumes: [{ name: 'v', azureFile: { secretName: 's', shareName: 'x', readOnly: false } }],
@@ -68,7 +68,7 @@ describe('what decoding into the Go types forgets', () => {
     });
     // kube's Deployment struct holds the same value with or without them (a patch re-sending them changes nothing).
     expect(d).toEqual({
-      metadata: { name: 'web' },
+      metadata: { name: 'web', creationTimestamp: null }, // a Time is written back as null: kept as the stored form has it
       spec: {
         replicas: 0, // *int32: a pointer keeps its zero value
         template: { spec: { volumes: [{ name: 'v', azureFile: { secretName: 's', shareName: 'x' } }],

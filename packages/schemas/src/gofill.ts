@@ -69,7 +69,8 @@ class Compiler {
     return (obj) => {
       const v = obj[name];
       if (v === undefined) return;
-      if (omitempty && (isEmptyScalar(v) ? code[0] === 'v' || v === null : isEmptyContainer(v) && 'AMam'.includes(code[0]))) {
+      // Structs ('S') and custom types ('C', a Time's null) are written back whatever they hold.
+      if (omitempty && code[0] !== 'S' && code[0] !== 'C' && (isEmptyScalar(v) ? code[0] === 'v' || v === null : isEmptyContainer(v) && 'AMam'.includes(code[0]))) {
         delete obj[name];
         return;
       }
