@@ -188,10 +188,11 @@ export class EtcdGrpcClient {
   /** How a closed call ended: undefined for OK, else the error (and what it says about the member). */
   private outcome(call: Call): GrpcCallError | undefined {
     if (call.status === undefined) {
-      // No answer: the connection went away, or the stream was reset.
+      // No answer: the connection went away (then the member is skipped), or the stream was reset.
+      const { session, connected } = call.conn;
+      if (!connected || session.closed || session.destroyed) this.lost(call.member);
       const refused = call.stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM;
-      if (!call.conn.connected || !refused) this.lost(call.member);
-      return new GrpcCallError(UNAVAILABLE, call.failure?.message ?? 'Connection dropped', !call.conn.connected || refused);
+      return new GrpcCallError(UNAVAILABLE, call.failure?.message ?? 'Connection dropped', !connected || refused);
     }
     if (call.status === 0) return call.failure ? new GrpcCallError(13, call.failure.message, false) : undefined;
     if (call.status === UNAVAILABLE) this.advance(call.member);
