@@ -20,6 +20,7 @@ import { CachedObject, type AttrsFunc } from '../cacher/cachedobject.js';
 import type { Cacher } from '../cacher/cacher.js';
 import { listSeriesFor } from '../metrics/storagemetrics.js';
 import { inFlightWritesOf, type InFlightWrites } from './inflightwrites.js';
+import { semanticEqual } from './semanticequal.js';
 import type { ListSeries } from '../metrics/listmetrics.js';
 import { defaultGarbageCollectionPolicy, deletionFinalizers, markAsDeleting, type PropagationOptions } from './deletionpropagation.js';
 
@@ -396,7 +397,9 @@ export class Store {
       if (current.status === undefined) delete desired.status;
       else desired.status = current.status;
     }
-    const specChanged = JSON.stringify(desired.spec) !== JSON.stringify(current.spec);
+    // kube compares decoded structs (apiequality.Semantic): a body that leaves out what the stored
+    // form spells out (`resources: {}`, empty lists) or orders keys differently changes nothing.
+    const specChanged = JSON.stringify(desired.spec) !== JSON.stringify(current.spec) && !semanticEqual(desired.spec, current.spec);
     carryUpdateMetadata(desired, current, this.kind.generation === true, specChanged);
     if (!sub) s.prepareForUpdate?.(desired, current);
     await this.admit('mutate', 'UPDATE', desired, current, opts);

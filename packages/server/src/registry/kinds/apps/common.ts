@@ -8,6 +8,9 @@ import { fieldErr, labelSelectorFromObject, type FieldError, type LabelSelectorO
 import type { KubeObject, ScaleDefinition } from '../../types.js';
 import { labelSelectorConvertible, labelSelectorIsEmpty, labelSelectorJSON, sortedMap } from './selector.js';
 import { validatePodTemplateSpec, validatePodTemplateSpecUpdate } from '../core/podspec/index.js';
+import { semanticEqual } from '../../semanticequal.js';
+
+export { semanticEqual };
 
 export type JsonObject = Record<string, unknown>;
 
@@ -45,28 +48,6 @@ export function templateMeta(template: JsonObject): JsonObject {
 
 export function templatePodSpec(template: JsonObject): JsonObject {
   return isObject(template.spec) ? template.spec : {};
-}
-
-/**
- * apimachinery's semantic DeepEqual over decoded JSON: a nil map or slice equals an empty one,
- * and values Go's encoder writes for zero structs (`{}`, `creationTimestamp: null`) equal their
- * absence, so a body before and after the zero-value fill compares equal.
- */
-export function semanticEqual(a: unknown, b: unknown): boolean {
-  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
-}
-
-function canonical(v: unknown): unknown {
-  if (Array.isArray(v)) return v.length === 0 ? undefined : v.map((x) => canonical(x) ?? null);
-  if (isObject(v)) {
-    const out: JsonObject = {};
-    for (const k of Object.keys(v).sort()) {
-      const c = canonical(v[k]);
-      if (c !== undefined) out[k] = c;
-    }
-    return Object.keys(out).length === 0 ? undefined : out;
-  }
-  return v === null ? undefined : v;
 }
 
 const goEscapes: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
