@@ -126,3 +126,31 @@ test('the kubeconfig names the server and a token', () => {
   expect(text).toContain(s.url);
   expect(text).toContain('token:');
 });
+
+test('kind: List and RoleList files apply: kubectl validates them against /openapi/v2 in protobuf', () => {
+  kubectlOk(s.kubeconfig, ['create', 'namespace', 'lists']);
+  const list = (extra: string) => `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: listed, namespace: lists}
+  data: {k: v}
+${extra}`;
+  expect(kubectlOk(s.kubeconfig, ['apply', '-f', '-'], list(''))).toContain('configmap/listed created');
+  expect(kubectlOk(s.kubeconfig, ['apply', '-f', '-'], list(''))).toContain('configmap/listed unchanged');
+  const roles = `apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleList
+items:
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: Role
+  metadata: {name: reader, namespace: lists}
+  rules: [{apiGroups: [""], resources: [configmaps], verbs: [get]}]
+`;
+  expect(kubectlOk(s.kubeconfig, ['apply', '-f', '-'], roles)).toContain('role.rbac.authorization.k8s.io/reader created');
+  // The client-side validation reads the v2 document's definitions: an unknown field is caught before any request.
+  const bad = kubectl(s.kubeconfig, ['apply', '-f', '-'], list('  bogus: 1\n').replace('name: listed', 'name: other'));
+  expect(bad.code).not.toBe(0);
+  expect(bad.stderr).toContain('unknown field "bogus" in io.k8s.api.core.v1.ConfigMap');
+  expect(kubectl(s.kubeconfig, ['get', 'configmap', 'other', '-n', 'lists']).code).not.toBe(0);
+});

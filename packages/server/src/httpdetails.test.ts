@@ -6,6 +6,7 @@
  * ranges, gzip, and the metrics labels of health requests. A real server over HTTP on the
  * embedded backend; requests through node:http so headers are seen as sent.
  */
+import protobuf from 'protobufjs';
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
@@ -137,9 +138,22 @@ test('/openapi/v2: kube-openapi\'s ETag, Last-Modified, conditional requests, ra
   // A stale If-Range serves the whole document.
   expect((await raw('GET', '/openapi/v2', { range: 'bytes=0-9', 'if-range': '"stale"' })).status).toBe(200);
 
-  const onlyProtobuf = await raw('GET', '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
-  expect([onlyProtobuf.status, onlyProtobuf.headers['content-length'], onlyProtobuf.body.length]).toEqual([406, '0', 0]);
-  expect((await raw('GET', '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf, application/json' })).headers['content-type']).toBe('application/json');
+  // gnostic's protobuf Document, under both of kube-openapi's subtypes, with its own ETag.
+  const pb = await raw('GET', '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
+  expect([pb.status, pb.headers['content-type']]).toEqual([200, 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf']);
+  expect(pb.headers.etag).not.toBe(full.headers.etag);
+  const dotted = await raw('GET', '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf', 'if-none-match': pb.headers.etag as string });
+  expect(dotted.status).toBe(304);
+  const doc = fields(pb.body);
+  expect(doc.get(1)?.[0].toString()).toBe('2.0');
+  const configMap = fields(doc.get(9)![0]).get(1)!.map(fields).find((named) => named.get(1)![0].toString() === 'io.k8s.api.core.v1.ConfigMap');
+  const extensions = fields(configMap!.get(2)![0]).get(31)!.map(fields);
+  const gvk = extensions.find((e) => e.get(1)![0].toString() === 'x-kubernetes-group-version-kind')!;
+  expect(JSON.parse(fields(gvk.get(2)![0]).get(2)![0].toString())).toEqual([{ group: '', kind: 'ConfigMap', version: 'v1' }]);
+  // The first acceptable clause decides, in q order.
+  expect((await raw('GET', '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf, application/json' })).headers['content-type']).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+  expect((await raw('GET', '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf;q=0.5, application/json' })).headers['content-type']).toBe('application/json');
+  expect((await raw('GET', '/openapi/v2', { accept: 'application/yaml' })).status).toBe(406);
   // The path mux matches exactly.
   expect((await raw('GET', '/openapi/v2/')).status).toBe(404);
 });
@@ -209,3 +223,21 @@ test('health endpoints answer any method at their exact paths, and their metrics
   expect(total('/livez', 'other')).toBe(1);
   expect(total('/readyz', 'POST')).toBe(1);
 });
+
+/** The length-delimited fields of a protobuf message by number (enough to walk gnostic's Document). */
+function fields(buf: Buffer): Map<number, Buffer[]> {
+  const r = protobuf.Reader.create(buf);
+  const out = new Map<number, Buffer[]>();
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    if ((tag & 7) !== 2) {
+      r.skipType(tag & 7);
+      continue;
+    }
+    const b = Buffer.from(r.bytes());
+    const list = out.get(tag >>> 3) ?? [];
+    list.push(b);
+    out.set(tag >>> 3, list);
+  }
+  return out;
+}

@@ -10,13 +10,14 @@
  *   ETag and no Content-Type (Go sniffs JSON as `text/plain; charset=utf-8`), modified "now";
  *   a key the index lacks is a bare 404; a known key goes to kube-openapi's handler3.
  *
- * kube-openapi also offers protobuf (`application/com.github.proto-openapi.spec.v2.v1.0+protobuf`
- * and the v3 twin: gnostic's OpenAPI models); Windlass has no gnostic encoder, so those clauses
- * are skipped: a client listing JSON after them gets JSON, one asking only protobuf gets 406.
+ * /openapi/v2 also comes as gnostic's protobuf (`application/com.github.proto-openapi.spec.v2.v1.0+protobuf`,
+ * and the `…spec.v2@v1.0+protobuf` kubectl asks for; openapiv2proto.ts), with its own ETag. The
+ * v3 protobuf twin is not served: v3 clauses asking only for it get 406, as kubectl never does.
  */
 import type { NextFunction, Request, Response } from 'express';
 import { createHash } from 'node:crypto';
 import { buildOpenAPIV2, buildOpenAPIV3, loadSchemas, openAPIV3Hash, openAPIV3Index } from '@windlass/schemas';
+import { openAPIV2Protobuf } from './openapiv2proto.js';
 import type { APIRegistry } from './registry/index.js';
 import { gziphandlerAcceptsGzip, parseAccept, serveContent, writeEmpty, type AcceptClause } from './servecontent.js';
 
@@ -28,7 +29,10 @@ interface Built {
 }
 
 function built(json: string, etag?: string): Built {
-  const body = Buffer.from(json);
+  return builtBytes(Buffer.from(json), etag);
+}
+
+function builtBytes(body: Buffer, etag?: string): Built {
   return { body, etag: etag ?? createHash('sha512').update(body).digest('hex').toUpperCase(), modified: new Date() };
 }
 
@@ -48,8 +52,15 @@ function clauses(req: Request): AcceptClause[] {
   return parseAccept(accept === undefined || accept === '' ? '*/*' : accept);
 }
 
-/** Whether a clause accepts `application/json`, the one form Windlass serves (see the module comment). */
+/** Whether a clause accepts `application/json`. */
 const acceptsJSON = (c: AcceptClause) => (c.type === 'application' || c.type === '*') && (c.subType === 'json' || c.subType === '*');
+
+/** kube-openapi's v2 media types in its order: JSON, then protobuf under both subtypes, answered as the dotted one. */
+const v2Forms: { subType: string; contentType: string; protobuf: boolean }[] = [
+  { subType: 'json', contentType: 'application/json', protobuf: false },
+  { subType: 'com.github.proto-openapi.spec.v2@v1.0+protobuf', contentType: 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf', protobuf: true },
+  { subType: 'com.github.proto-openapi.spec.v2.v1.0+protobuf', contentType: 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf', protobuf: true },
+];
 
 /** Go's Request.URL.Query().Get: the first value, or "". */
 function queryValue(req: Request, name: string): string {
@@ -62,14 +73,21 @@ function queryValue(req: Request, name: string): string {
  * kube-openapi's OpenAPIService for /openapi/v2: gziphandler adds `Vary: Accept-Encoding`
  * first, the handler `Vary: Accept`, then the first clause it can serve decides.
  */
-function serveV2(req: Request, res: Response, doc: Built): void {
+function serveV2(req: Request, res: Response, doc: Built, protobufDoc: () => Built): void {
   res.setHeader('Vary', 'Accept-Encoding');
   const gzip = gziphandlerAcceptsGzip(req.headers['accept-encoding']);
   addVary(res, 'Accept');
-  if (!clauses(req).some(acceptsJSON)) return writeEmpty(res, 406);
-  res.setHeader('Content-Type', 'application/json');
-  res.setHeader('Etag', `"${doc.etag}"`);
-  serveContent(req, res, doc.modified, doc.body, { gzip });
+  for (const c of clauses(req)) {
+    if (c.type !== 'application' && c.type !== '*') continue;
+    const form = v2Forms.find((f) => c.subType === f.subType || c.subType === '*');
+    if (!form) continue;
+    const served = form.protobuf ? protobufDoc() : doc;
+    res.setHeader('Content-Type', form.contentType);
+    res.setHeader('Etag', `"${served.etag}"`);
+    serveContent(req, res, served.modified, served.body, { gzip });
+    return;
+  }
+  writeEmpty(res, 406);
 }
 
 /**
@@ -114,7 +132,7 @@ function sortedIndex(index: { paths: Record<string, unknown> }): string {
 export function openAPIRoutes(registry: APIRegistry): (req: Request, res: Response, next: NextFunction) => void {
   const served = () => registry.all().map((d) => ({ group: d.group, version: d.version, kind: d.kind, resource: d.resource, namespaced: d.namespaced }));
   // Documents are built once, at the first request that needs them: the served kinds do not change while the process runs.
-  let v2: Built | undefined;
+  let v2: { json: Built; doc: unknown; protobuf?: Built } | undefined;
   let v3Index: { json: string; keys: Set<string> } | undefined;
   const v3 = new Map<string, Built>();
   const index = async () => {
@@ -128,9 +146,13 @@ export function openAPIRoutes(registry: APIRegistry): (req: Request, res: Respon
     const path = req.path;
     if (path === '/openapi/v2') {
       const schemas = await loadSchemas();
-      v2 ??= built(JSON.stringify(buildOpenAPIV2(schemas, served())));
+      if (!v2) {
+        const doc = buildOpenAPIV2(schemas, served());
+        v2 = { json: built(JSON.stringify(doc)), doc };
+      }
+      const current = v2;
       defaultCacheControl(res);
-      serveV2(req, res, v2);
+      serveV2(req, res, current.json, () => (current.protobuf ??= builtBytes(openAPIV2Protobuf(current.doc as Record<string, unknown>))));
       return true;
     }
     if (path === '/openapi/v3') {
