@@ -6,6 +6,7 @@
  */
 import protobuf from 'protobufjs';
 import { newBadRequest } from '../status.js';
+import { protoJsonNames } from '../generated/proto-messages.js';
 import { protoRoot } from './schema.js';
 
 export const protobufMediaType = 'application/vnd.kubernetes.protobuf';
@@ -75,7 +76,9 @@ function toJSON(type: protobuf.Type, message: any): unknown {
       return message.string ?? '';
   }
   const out: Record<string, unknown> = {};
+  const jsonNames = protoJsonNames[type.fullName.slice(1)];
   for (const field of type.fieldsArray) {
+    const name = jsonNames?.[field.name] ?? field.name;
     // protobufjs exposes unset optional fields as prototype defaults; only own fields were on the wire.
     if (!Object.prototype.hasOwnProperty.call(message, field.name)) continue;
     const value = message[field.name];
@@ -84,18 +87,20 @@ function toJSON(type: protobuf.Type, message: any): unknown {
       const m: Record<string, unknown> = {};
       // Map values of a message type (ResourceList's Quantity) decode as messages, like fields.
       for (const [k, v] of Object.entries(value as Record<string, unknown>)) m[k] = field.resolvedType instanceof protobuf.Type ? toJSON(field.resolvedType, v) : scalar(field, v);
-      if (Object.keys(m).length) out[field.name] = m;
+      if (Object.keys(m).length) out[name] = m;
       continue;
     }
     if (field.repeated) {
       if ((value as unknown[]).length === 0) continue;
-      out[field.name] = (value as unknown[]).map((v) => (field.resolvedType instanceof protobuf.Type ? toJSON(field.resolvedType, v) : scalar(field, v)));
+      out[name] = (value as unknown[]).map((v) => (field.resolvedType instanceof protobuf.Type ? toJSON(field.resolvedType, v) : scalar(field, v)));
       continue;
     }
     const v = field.resolvedType instanceof protobuf.Type ? toJSON(field.resolvedType, value) : scalar(field, value);
     // gogo-protobuf writes proto2 optional strings even when empty; kube's JSON omits them.
     if (v === undefined || v === '') continue;
-    out[field.name] = v;
+    // An embedded Go struct (json:",inline") is its own proto field but flattened in JSON.
+    if (name === '') Object.assign(out, v);
+    else out[name] = v;
   }
   return out;
 }
