@@ -11,7 +11,7 @@ import { goQuote } from '@windlass/machinery';
 import type { ResourceDefinition } from './types.js';
 
 /** A label's canonical name, or the error kube answers 400 with. */
-export type FieldLabelConversion = (label: string) => string | { error: string };
+export type FieldLabelConversion = ((label: string) => string | { error: string }) & { readonly labels?: readonly string[] };
 
 const notSupported = (label: string) => ({ error: `field label not supported: ${label}` });
 
@@ -19,7 +19,7 @@ const notSupported = (label: string) => ({ error: `field label not supported: ${
 function accepting(labels: string[], renames: Record<string, string> = {}, refuse: (label: string) => { error: string } = notSupported): FieldLabelConversion {
   const map = new Map<string, string>(labels.map((l) => [l, l]));
   for (const [from, to] of Object.entries(renames)) map.set(from, to);
-  return (label) => map.get(label) ?? refuse(label);
+  return Object.assign((label: string) => map.get(label) ?? refuse(label), { labels: [...new Set(map.values())] });
 }
 
 const meta = ['metadata.name', 'metadata.namespace'];

@@ -80,6 +80,8 @@ export const secrets: ResourceDefinition = {
     warningsOnCreate: secretWarnings,
     warningsOnUpdate: (obj) => secretWarnings(obj),
   },
+  // kube's secret.SelectableFields: `kubectl get secrets --field-selector type=kubernetes.io/tls`.
+  selectableFields: { type: (obj) => (obj as Secret).type ?? '' },
   table: {
     columns: [column('Type', 'string', 'The type of the secret'), column('Data', 'string', 'The number of entries in data'), ageColumn],
     cells: (obj) => {

@@ -398,6 +398,11 @@ export const services: KindDefinition = {
       if ((err as { code?: number }).code !== 404) throw err;
     }
   },
+  // kube's service.SelectableFields.
+  selectableFields: {
+    'spec.clusterIP': (obj) => (obj as Service).spec?.clusterIP ?? '',
+    'spec.type': (obj) => (obj as Service).spec?.type ?? '',
+  },
   table: {
     columns: [
       column('Type', 'string', 'type determines how the Service is exposed.'),
