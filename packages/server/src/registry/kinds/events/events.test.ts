@@ -1,6 +1,6 @@
 import type { KubeObject } from '../../types.js';
 import { validateEventCreate } from '../core/events.js';
-import { eventFromStorage, eventToStorage } from './events.js';
+import { eventFromStorage, eventsAPIEvents, eventToStorage } from './events.js';
 
 const v1 = {
   apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'web.1', namespace: 'ns' },
@@ -36,5 +36,12 @@ describe('events.k8s.io/v1 ⇄ core/v1', () => {
     const { action: _a, ...noAction } = v1 as Record<string, unknown>;
     const core = eventToStorage(structuredClone(noAction) as KubeObject);
     expect(validateEventCreate(core).map((e) => e.field)).toEqual(['action', 'firstTimestamp', 'count', 'source']);
+  });
+
+  test('the table prints the object and message from regarding and note, as kube prints the internal event', () => {
+    const cells = eventsAPIEvents.table!.cells(eventFromStorage(eventToStorage(structuredClone(v1))));
+    expect(cells).toContain('deployment/web');
+    expect(cells).toContain('synced');
+    expect(cells).toContain('c, op-1');
   });
 });

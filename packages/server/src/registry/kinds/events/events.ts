@@ -18,13 +18,18 @@ const renamed: Array<[string, string]> = [
 ];
 const shared = ['metadata', 'eventTime', 'series', 'reportingInstance', 'action', 'reason', 'related', 'type'];
 
-/** Convert_v1_Event_To_core_Event: a body of this version in the stored (core/v1) form. */
-export function eventToStorage(obj: KubeObject): KubeObject {
+/** Convert_v1_Event_To_core_Event. */
+function eventToCore(obj: KubeObject): KubeObject {
   const src = obj as Record<string, unknown>;
   const out: Record<string, unknown> = { apiVersion: 'v1', kind: 'Event' };
   for (const f of shared) if (src[f] !== undefined) out[f] = src[f];
   for (const [events, core] of renamed) if (src[events] !== undefined) out[core] = src[events];
-  return markEventsAPIWrite(out as KubeObject);
+  return out as KubeObject;
+}
+
+/** A body of this version in the stored (core/v1) form, validated as the events API validates. */
+export function eventToStorage(obj: KubeObject): KubeObject {
+  return markEventsAPIWrite(eventToCore(obj));
 }
 
 /** Values Go leaves out of this version's JSON (omitempty strings and numbers). */
@@ -46,5 +51,7 @@ export const eventsAPIEvents: KindDefinition = {
   group: 'events.k8s.io', version: 'v1', resource: 'events',
   // The stored form is core/v1's (group ''), whose definition validates both versions' writes.
   conversion,
-  table: eventTable,
+  // kube prints the internal (core-shaped) event whichever version is served: OBJECT and
+  // MESSAGE come from regarding and note here.
+  table: { ...eventTable, cells: (obj) => eventTable.cells(eventToCore(obj)) },
 };
