@@ -119,3 +119,32 @@ test('etcd errors come back with their gRPC code and etcd message', async () => 
     await s.close();
   }
 });
+
+test('watch messages are reassembled across HTTP/2 frames and split when several share one', async () => {
+  const s = await EtcdStorage.connect({ endpoints: etcd.endpoints });
+  const seen: { key: string; size: number; revision: number }[] = [];
+  let done!: () => void;
+  let failed!: (err: Error) => void;
+  const all = new Promise<void>((resolve, reject) => ((done = resolve), (failed = reject)));
+  try {
+    const big = Buffer.alloc(300_000, 'b');
+    const w = await s.watch('/frames/', 0, {
+      events: (events) => {
+        for (const e of events) seen.push({ key: e.key, size: e.value.length, revision: e.revision });
+        if (seen.length === 51) done();
+      },
+      error: (err) => failed(err),
+    });
+    // One value spanning ~19 frames of 16 KiB, then 50 small writes whose responses arrive together.
+    await s.create('/frames/big', big);
+    await Promise.all(Array.from({ length: 50 }, (_, i) => s.create(`/frames/small-${String(i).padStart(2, '0')}`, Buffer.from(`v${i}`))));
+    await all;
+    w.close();
+    expect(seen[0]).toMatchObject({ key: '/frames/big', size: 300_000 });
+    expect(seen.slice(1).map((e) => e.key).sort()).toEqual(Array.from({ length: 50 }, (_, i) => `/frames/small-${String(i).padStart(2, '0')}`));
+    // Revisions strictly increase, as etcd sent them.
+    expect(seen.every((e, i) => i === 0 || e.revision > seen[i - 1].revision)).toBe(true);
+  } finally {
+    await s.close();
+  }
+});

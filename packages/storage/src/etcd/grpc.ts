@@ -118,23 +118,35 @@ export class EtcdGrpcClient {
   stream(path: string, onMessage: (r: ProtoReader) => void, onClose: (err: GrpcCallError | undefined) => void): GrpcStream {
     const call = this.open(path);
     let cancelled = false;
-    let pending: Buffer | undefined;
+    // Received bytes not yet handed on; a message spanning several DATA frames is joined once,
+    // when its last byte is here.
+    let parts: Buffer[] = [];
+    let have = 0;
+    /** The current message's length with its 5-byte prefix, once the prefix is here. */
+    let need = 0;
     call.stream.on('data', (c: Buffer) => {
-      const buf = pending ? Buffer.concat([pending, c]) : c;
-      let at = 0;
-      while (buf.length - at >= 5) {
-        const len = buf.readUInt32BE(at + 1);
-        if (buf.length - at < 5 + len) break;
-        if (buf[at] !== 0) {
-          call.failure = new Error('etcd sent a compressed message');
-          call.stream.close(http2.constants.NGHTTP2_CANCEL);
-          return;
+      parts.push(c);
+      have += c.length;
+      for (;;) {
+        if (need === 0) {
+          if (have < 5) return;
+          if (parts[0].length < 5) parts = [Buffer.concat(parts, have)];
+          if (parts[0][0] !== 0) {
+            call.failure = new Error('etcd sent a compressed message');
+            call.stream.close(http2.constants.NGHTTP2_CANCEL);
+            return;
+          }
+          need = 5 + parts[0].readUInt32BE(1);
         }
-        onMessage(new ProtoReader(buf, at + 5, at + 5 + len));
+        if (have < need) return;
+        const buf = parts.length === 1 ? parts[0] : Buffer.concat(parts, have);
+        onMessage(new ProtoReader(buf, 5, need));
         if (cancelled) return;
-        at += 5 + len;
+        const rest = buf.subarray(need);
+        parts = rest.length > 0 ? [rest] : [];
+        have = rest.length;
+        need = 0;
       }
-      pending = at < buf.length ? buf.subarray(at) : undefined;
     });
     call.stream.on('close', () => {
       if (!cancelled) onClose(this.outcome(call));
