@@ -31,6 +31,7 @@ import { watchResource } from './handlers/watch.js';
 import { createResource, patchResource, updateResource } from './handlers/write.js';
 import { serveScale } from './handlers/scale.js';
 import { ensureBootstrapPolicy } from './rbac/index.js';
+import { ensureDefaultServiceCIDR, ensureSystemPriorityClasses } from './bootstrapobjects.js';
 import { kubernetesServiceObject } from './registry/kinds/core/services.js';
 import { servePodSubresource, servesPodSubresource } from './handlers/podsubresources.js';
 import { decodeObjectBody } from './handlers/body.js';
@@ -482,6 +483,9 @@ export class APIServer {
     await Promise.all(systemNamespaces.map((ns) => this.ensureDefaultServiceAccount(ns)));
     // kube's rbac/bootstrap-roles post-start hook: the default roles and bindings, missing ones only.
     await ensureBootstrapPolicy((group, resource) => this.admissionLookup(group, resource));
+    // Its scheduling post-start hook and default ServiceCIDR controller.
+    await ensureSystemPriorityClasses((group, resource) => this.admissionLookup(group, resource));
+    await ensureDefaultServiceCIDR((group, resource) => this.admissionLookup(group, resource), this.opts.services ?? defaultServiceRanges);
     this.bootstrapped = true;
   }
 

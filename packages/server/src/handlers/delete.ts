@@ -9,6 +9,8 @@ import type { RequestScope } from './scope.js';
 
 export async function deleteResource(s: RequestScope): Promise<void> {
   const opts = parseDeleteOptions(s.query, s.body, s.req.headers['content-type']);
+  const refused = s.def.refuseDelete?.(s.info.name);
+  if (refused) throw refused;
   const { object, removed } = await s.store.delete(s.info.namespace, s.info.name, opts);
   // An object kept for finalizers is answered as it now is; a removed one as a Success
   // Status, except for kinds kube answers with the object (namespaces).

@@ -286,6 +286,11 @@ export interface ResourceDefinition {
    * Throws a StatusError (422 Invalid…) for a request kube refuses.
    */
   review?(obj: KubeObject, ctx: ReviewContext): Promise<KubeObject>;
+  /**
+   * A kind's own REST.Delete refusal of a single delete (not deletecollection, which kube runs
+   * through the generic Store): the system PriorityClasses cannot be deleted.
+   */
+  refuseDelete?(name: string): Error | undefined;
   /** Runs after an object was removed from storage (releasing a Service's ClusterIP and node ports). */
   afterDelete?(obj: KubeObject, ctx: StoreContext): Promise<void>;
   /**

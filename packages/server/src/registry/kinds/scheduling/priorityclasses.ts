@@ -3,7 +3,7 @@
  * PreemptLowerPriority), generation 1 on create, ValidatePriorityClass(Update) (the system-
  * prefix rule, the user-definable maximum, immutable value and preemption policy), the printer.
  */
-import { fieldErr, type FieldError } from '@windlass/machinery';
+import { fieldErr, newForbidden, type FieldError } from '@windlass/machinery';
 import type { KindDefinition, KubeObject } from '../../types.js';
 import { ageColumn, column } from '../common.js';
 import { ageOf } from '../../age.js';
@@ -45,6 +45,10 @@ function validatePriorityClass(pc: PriorityClass): FieldError[] {
 export const priorityClasses: KindDefinition = {
   group: 'scheduling.k8s.io', version: 'v1', resource: 'priorityclasses',
   generation: true,
+  // The priorityclass REST.Delete: kube-apiserver creates these at start and keeps them.
+  refuseDelete: (name) => (systemPriorityClasses.some(([n]) => n === name)
+    ? newForbidden({ group: 'scheduling.k8s.io', resource: 'priorityclasses' }, name, 'this is a system priority class and cannot be deleted')
+    : undefined),
   strategy: {
     nameValidator: nameIsDNSSubdomain,
     defaults(o) {
