@@ -186,6 +186,14 @@ describe('storage flags', () => {
     expect(flagError(['start', '--storage=etcd', '--etcd-servers=ftp://a:2379'])).toMatch(/"ftp:\/\/a:2379" is not an etcd URL/);
   });
 
+  it('takes kube\'s etcd TLS files, the certificate and key together, with etcd only', () => {
+    const o = start('--storage=etcd', '--etcd-servers=https://e:2379', '--etcd-cafile=/pki/ca.crt', '--etcd-certfile', '/pki/c.crt', '--etcd-keyfile=/pki/c.key');
+    expect([o.etcdCAFile, o.etcdCertFile, o.etcdKeyFile]).toEqual(['/pki/ca.crt', '/pki/c.crt', '/pki/c.key']);
+    expect(start('--storage=etcd', '--etcd-servers=https://e:2379', '--etcd-cafile=/pki/ca.crt').etcdCertFile).toBeUndefined();
+    expect(flagError(['start', '--storage=etcd', '--etcd-servers=https://e:2379', '--etcd-certfile=/c.crt'])).toBe('--etcd-certfile and --etcd-keyfile must be specified together');
+    expect(flagError(['start', '--etcd-cafile=/ca.crt'])).toBe('--etcd-cafile is only used with --storage=etcd');
+  });
+
   it('takes --embedded-path, including :memory:, with embedded storage only', () => {
     expect(start('--embedded-path=:memory:').embeddedPath).toBe(':memory:');
     expect(start('--embedded-path', '/tmp/w.db').embeddedPath).toBe('/tmp/w.db');
@@ -351,7 +359,7 @@ describe('usage()', () => {
 
   it('aligns descriptions in one column', () => {
     const flagLines = section('start');
-    expect(flagLines).toHaveLength(24);
+    expect(flagLines).toHaveLength(27);
     expect(new Set(flagLines.map(column)).size).toBe(1);
   });
 

@@ -33,6 +33,10 @@ export interface ServerOptions {
   storage: StorageKind;
   etcdServers: string[];
   etcdPrefix: string;
+  /** kube's --etcd-cafile, --etcd-certfile, --etcd-keyfile: TLS to https:// etcd servers. */
+  etcdCAFile?: string;
+  etcdCertFile?: string;
+  etcdKeyFile?: string;
   /** Every known gate, defaults filled in. */
   featureGates: FeatureGates;
   tlsCertFile?: string;
@@ -306,6 +310,22 @@ const FLAGS: FlagSpec[] = [
     },
   },
   {
+    name: 'etcd-cafile',
+    type: 'string',
+    usage: 'SSL Certificate Authority file used to secure etcd communication.',
+    set(s, v) {
+      s.options.etcdCAFile = nonEmpty(v);
+    },
+  },
+  {
+    name: 'etcd-certfile',
+    type: 'string',
+    usage: 'SSL certification file used to secure etcd communication.',
+    set(s, v) {
+      s.options.etcdCertFile = nonEmpty(v);
+    },
+  },
+  {
     name: 'etcd-compaction-interval',
     type: 'duration',
     defaultText: formatDuration(defaults.etcdCompactionIntervalMs),
@@ -314,6 +334,14 @@ const FLAGS: FlagSpec[] = [
       const ms = parseDuration(v);
       if (ms < 0) throw 'must not be negative';
       s.options.etcdCompactionIntervalMs = ms;
+    },
+  },
+  {
+    name: 'etcd-keyfile',
+    type: 'string',
+    usage: 'SSL key file used to secure etcd communication.',
+    set(s, v) {
+      s.options.etcdKeyFile = nonEmpty(v);
     },
   },
   {
@@ -602,6 +630,10 @@ function validate(state: ParseState): void {
     throw new FlagError('--etcd-servers is only used with --storage=etcd (the default storage is embedded)');
   }
   if (o.storage !== 'embedded' && state.seen.has('embedded-path')) throw new FlagError('--embedded-path is only used with --storage=embedded');
+  for (const f of ['etcd-cafile', 'etcd-certfile', 'etcd-keyfile']) {
+    if (o.storage !== 'etcd' && state.seen.has(f)) throw new FlagError(`--${f} is only used with --storage=etcd`);
+  }
+  if ((o.etcdCertFile === undefined) !== (o.etcdKeyFile === undefined)) throw new FlagError('--etcd-certfile and --etcd-keyfile must be specified together');
   if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
     throw new FlagError('--tls-cert-file and --tls-private-key-file must be specified together');
   }

@@ -3,7 +3,7 @@
  * `--workers N`: the one-time setup (credentials, kubeconfig, the lines scripts parse)
  * and one replica (a storage connection and an APIServer with its own watch cache).
  */
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import {
@@ -11,7 +11,7 @@ import {
   loadTokenAuthFile, writeKubeconfig, type TokenEntry,
 } from '@windlass/auth';
 import { APIServer, serverVersion } from '@windlass/server';
-import { createStorage, type Storage } from '@windlass/storage';
+import { createStorage, type EtcdTLS, type Storage } from '@windlass/storage';
 import type { ServerOptions } from './flags.js';
 
 /** What every replica serves with; plain data, so the primary can hand it to its workers. */
@@ -34,12 +34,20 @@ export async function ensureDataDir(o: ServerOptions): Promise<void> {
 /** Opens the storage, or exits 1 with the reason: nothing can be served without it. */
 export async function openStorageOrExit(o: ServerOptions): Promise<Storage> {
   try {
-    if (o.storage === 'etcd') return await createStorage({ backend: 'etcd', endpoints: o.etcdServers });
+    if (o.storage === 'etcd') return await createStorage({ backend: 'etcd', endpoints: o.etcdServers, tls: await etcdTLS(o) });
     return await createStorage({ backend: 'embedded', path: embeddedPath(o) });
   } catch (err) {
     console.error(`windlass: cannot open ${o.storage} storage: ${(err as Error).message}`);
     process.exit(1);
   }
+}
+
+/** The files of --etcd-cafile, --etcd-certfile and --etcd-keyfile, read once at start. */
+async function etcdTLS(o: ServerOptions): Promise<EtcdTLS> {
+  const read = (file: string | undefined, flag: string) =>
+    file === undefined ? undefined : readFile(file).catch((err: Error) => Promise.reject(new Error(`--${flag}: ${err.message}`)));
+  const [ca, cert, key] = await Promise.all([read(o.etcdCAFile, 'etcd-cafile'), read(o.etcdCertFile, 'etcd-certfile'), read(o.etcdKeyFile, 'etcd-keyfile')]);
+  return { ca, cert, key };
 }
 
 function embeddedPath(o: ServerOptions): string {

@@ -1,9 +1,10 @@
 import { EmbeddedStorage } from './embedded.js';
+import type { EtcdTLS } from './etcd/grpc.js';
 import type { Storage } from './types.js';
 
 export type CreateStorageOptions =
   | { backend: 'embedded'; path: string; progressIntervalMs?: number }
-  | { backend: 'etcd'; endpoints: string[]; connectTimeoutMs?: number; progressIntervalMs?: number };
+  | { backend: 'etcd'; endpoints: string[]; connectTimeoutMs?: number; progressIntervalMs?: number; tls?: EtcdTLS };
 
 /**
  * Open the configured backend. For etcd this waits for the server to answer (and learns

@@ -1,7 +1,7 @@
 import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
 import { checkKey, checkModRevision, checkValue, checkWatchRevision } from './errors.js';
 import { etcdCall } from './etcd/errors.js';
-import { EtcdGrpcClient, GrpcCallError, isRetryableGrpcError } from './etcd/grpc.js';
+import { EtcdGrpcClient, GrpcCallError, isRetryableGrpcError, type EtcdTLS } from './etcd/grpc.js';
 import { bytes, toKeyValue } from './etcd/kv.js';
 import { ProtoWriter } from './etcd/wire.js';
 import {
@@ -43,6 +43,8 @@ export interface EtcdStorageOptions {
    * --experimental-watch-progress-notify-interval applies. Default 5000; 0 disables.
    */
   progressIntervalMs?: number;
+  /** CA, client certificate and key for https:// endpoints (kube's --etcd-cafile/--etcd-certfile/--etcd-keyfile). */
+  tls?: EtcdTLS;
 }
 
 /** A key nobody writes: reads of it only serve to learn revisions. */
@@ -77,7 +79,7 @@ export class EtcdStorage implements Storage {
 
   constructor(opts: EtcdStorageOptions) {
     if (!opts.endpoints?.length) throw new StorageError('InvalidArgument', 'etcd needs at least one endpoint');
-    this.kv = new EtcdGrpcClient(opts.endpoints);
+    this.kv = new EtcdGrpcClient(opts.endpoints, opts.tls);
     this.progressIntervalMs = opts.progressIntervalMs ?? 5000;
   }
 

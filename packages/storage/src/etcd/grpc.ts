@@ -66,12 +66,19 @@ const SKIP_MS = 1000;
 // Ranges of every object of a type can be tens of MB: large windows save flow-control round trips.
 const WINDOW = 1 << 26;
 
+/** kube's --etcd-cafile, --etcd-certfile and --etcd-keyfile, read: for https:// members. */
+export interface EtcdTLS {
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+}
+
 export class EtcdGrpcClient {
   private readonly members: Member[];
   private current: number;
   private closed = false;
 
-  constructor(endpoints: string[]) {
+  constructor(endpoints: string[], private readonly tls: EtcdTLS = {}) {
     this.members = endpoints.map((url) => ({ url, downUntil: 0 }));
     // Replicas given the same list spread over the members.
     this.current = Math.floor(Math.random() * this.members.length);
@@ -250,7 +257,7 @@ export class EtcdGrpcClient {
   private connectionOf(member: Member): Connection {
     const existing = member.conn;
     if (existing && !existing.session.closed && !existing.session.destroyed) return existing;
-    const session = http2.connect(member.url, { settings: { initialWindowSize: WINDOW }, maxSessionMemory: 1 << 20 });
+    const session = http2.connect(member.url, { settings: { initialWindowSize: WINDOW }, maxSessionMemory: 1 << 20, ...this.tls });
     const conn: Connection = { session, connected: false };
     member.conn = conn;
     session.on('connect', () => {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './ports.js';
@@ -18,6 +19,12 @@ export interface StartEtcdOptions {
   bin?: string;
   /** How long to wait for etcd to answer; default 30 s. */
   timeoutMs?: number;
+  /**
+   * Serve clients over TLS with these PEM files, requiring client certificates signed by `caFile`.
+   * etcd's own gateway, and the health check here, present the serving certificate as a client
+   * certificate, so it needs both the serverAuth and clientAuth usages (as etcd setups issue them).
+   */
+  tls?: { certFile: string; keyFile: string; caFile: string };
 }
 
 const ATTEMPTS = 3;
@@ -34,7 +41,7 @@ export async function startEtcd(opts: StartEtcdOptions = {}): Promise<EtcdServer
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const dataDir = await mkdtemp(join(tmpdir(), 'windlass-etcd-'));
     try {
-      return await startOnce(bin, dataDir, timeoutMs);
+      return await startOnce(bin, dataDir, timeoutMs, opts.tls);
     } catch (err) {
       lastError = err;
       await rm(dataDir, { recursive: true, force: true });
@@ -43,9 +50,10 @@ export async function startEtcd(opts: StartEtcdOptions = {}): Promise<EtcdServer
   throw lastError;
 }
 
-async function startOnce(bin: string, dataDir: string, timeoutMs: number): Promise<EtcdServer> {
+async function startOnce(bin: string, dataDir: string, timeoutMs: number, tls?: StartEtcdOptions['tls']): Promise<EtcdServer> {
   const [clientPort, peerPort] = [await freePort(), await freePort()];
-  const client = `http://127.0.0.1:${clientPort}`;
+  const client = `${tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
+  const tlsArgs = tls ? ['--cert-file', tls.certFile, '--key-file', tls.keyFile, '--trusted-ca-file', tls.caFile, '--client-cert-auth'] : [];
   const peer = `http://127.0.0.1:${peerPort}`;
   const child = spawn(
     bin,
@@ -62,6 +70,7 @@ async function startOnce(bin: string, dataDir: string, timeoutMs: number): Promi
       '--experimental-watch-progress-notify-interval', '5s',
       '--logger', 'zap',
       '--log-level', 'warn',
+      ...tlsArgs,
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
@@ -86,18 +95,32 @@ async function startOnce(bin: string, dataDir: string, timeoutMs: number): Promi
       await stop();
       throw new Error(`etcd (${bin}) failed to start: ${spawnError?.message ?? `exit ${child.exitCode ?? child.signalCode}`}\n${log()}`);
     }
-    if (await healthy(client)) return { endpoints: [client], dataDir, stop };
+    if (await healthy(client, tls)) return { endpoints: [client], dataDir, stop };
     await new Promise((r) => setTimeout(r, 100));
   }
   await stop();
   throw new Error(`etcd did not become healthy within ${timeoutMs} ms\n${log()}`);
 }
 
-async function healthy(url: string): Promise<boolean> {
+async function healthy(url: string, tls?: StartEtcdOptions['tls']): Promise<boolean> {
   try {
-    const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) });
-    const body = (await res.json()) as { health?: string };
-    return res.ok && body.health === 'true';
+    if (!tls) {
+      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) });
+      const body = (await res.json()) as { health?: string };
+      return res.ok && body.health === 'true';
+    }
+    // fetch cannot present a client certificate.
+    const [ca, cert, key] = await Promise.all([readFile(tls.caFile), readFile(tls.certFile), readFile(tls.keyFile)]);
+    const text = await new Promise<string>((resolve, reject) => {
+      const req = httpsGet(`${url}/health`, { ca, cert, key, timeout: 1000 }, (res) => {
+        let data = '';
+        res.on('data', (c: Buffer) => (data += c.toString()));
+        res.on('end', () => resolve(data));
+      });
+      req.on('error', reject);
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+    });
+    return (JSON.parse(text) as { health?: string }).health === 'true';
   } catch {
     return false;
   }
