@@ -52,10 +52,12 @@ describe('Event field selectors and table', () => {
     });
   });
 
-  test('table cells: last seen, type, reason, object, subobject, source, message, first seen, count', () => {
+  test('table cells: last seen, type, reason, object, subobject, source, message, first seen, count, and the name last', () => {
+    expect(eventTable.ownNameColumn).toBe(true);
+    expect(eventTable.columns.map((c) => `${c.name}/${c.priority}`)).toEqual(['Last Seen/0', 'Type/0', 'Reason/0', 'Object/0', 'Subobject/1', 'Source/1', 'Message/0', 'First Seen/1', 'Count/1', 'Name/1']);
     const e = event({ involvedObject: involved, reason: 'Started', type: 'Normal', message: ' hi ', source: { component: 'kubelet', host: 'node-a' } });
-    expect(eventTable.cells(e)).toEqual(['<unknown>', 'Normal', 'Started', 'pod/web', '', 'kubelet, node-a', 'hi', '<unknown>', 1]);
+    expect(eventTable.cells(e)).toEqual(['<unknown>', 'Normal', 'Started', 'pod/web', '', 'kubelet, node-a', 'hi', '<unknown>', 1, e.metadata.name]);
     const series = event({ involvedObject: { kind: 'Node' }, series: { count: 4, lastObservedTime: new Date().toISOString() }, eventTime: new Date().toISOString() });
-    expect(eventTable.cells(series)).toEqual(['0s', '', '', 'node', '', '', '', '0s', 4]);
+    expect(eventTable.cells(series)).toEqual(['0s', '', '', 'node', '', '', '', '0s', 4, series.metadata.name]);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { fieldErr, isDNS1123Subdomain, isQualifiedName, type FieldError } from '@windlass/machinery';
 import type { KindDefinition, KubeObject, TableConvertor } from '../../types.js';
-import { column } from '../common.js';
+import { column, nameColumn } from '../common.js';
 import { humanDuration } from '../../age.js';
 import { nameIsDNSSubdomain } from '../../names.js';
 
@@ -165,10 +165,11 @@ function since(t: string | null | undefined, now: number): string {
 
 /**
  * printEvent (wide, as the server prints). kube's event table has no leading Name column:
- * Name is its last, priority-1 column; `columns`/`cells` list what follows the Name cell
- * the table framework puts first.
+ * Name is its last, priority-1 column, so `kubectl get events` shows LAST SEEN first and
+ * no NAME unless -o wide.
  */
 export const eventTable: TableConvertor = {
+  ownNameColumn: true,
   columns: [
     column('Last Seen', 'string', 'The time at which the most recent occurrence of this event was recorded.'),
     column('Type', 'string', 'Type of this event (Normal, Warning), new types could be added in the future'),
@@ -179,6 +180,7 @@ export const eventTable: TableConvertor = {
     column('Message', 'string', 'A human-readable description of the status of this operation.'),
     column('First Seen', 'string', 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)', 1),
     column('Count', 'string', 'The number of times this event has occurred.', 1),
+    { ...nameColumn, priority: 1 },
   ],
   cells(obj) {
     const e = obj as CoreEvent;
@@ -195,7 +197,7 @@ export const eventTable: TableConvertor = {
     const component = e.source?.component || e.reportingComponent || '';
     const instance = e.source?.host || e.reportingInstance || '';
     const source = instance ? `${component}, ${instance}` : component;
-    return [last, e.type ?? '', e.reason ?? '', target, ref.fieldPath ?? '', source, (e.message ?? '').trim(), first, count];
+    return [last, e.type ?? '', e.reason ?? '', target, ref.fieldPath ?? '', source, (e.message ?? '').trim(), first, count, e.metadata.name ?? ''];
   },
 };
 

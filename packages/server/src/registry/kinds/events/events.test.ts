@@ -43,5 +43,6 @@ describe('events.k8s.io/v1 ⇄ core/v1', () => {
     expect(cells).toContain('deployment/web');
     expect(cells).toContain('synced');
     expect(cells).toContain('c, op-1');
+    expect(cells.at(-1)).toBe('web.1');
   });
 });
