@@ -109,6 +109,22 @@ test('a bundled etcd: a StatefulSet of members with a headless Service, the repl
   expect(out).toMatch(/networkpolicy\.networking\.k8s\.io\/wl-etcd created \(server dry run\)/);
 });
 
+test('an external etcd over TLS: the Secret mounted and passed as kube\'s --etcd-cafile/--etcd-certfile/--etcd-keyfile; the server accepts it', () => {
+  const docs = render({ etcd: { endpoints: ['https://etcd.example:2379'], tlsSecret: 'etcd-client' } });
+  expect(args(docs)).toEqual(expect.arrayContaining([
+    '--etcd-servers=https://etcd.example:2379',
+    '--etcd-cafile=/credentials/etcd/ca.crt',
+    '--etcd-certfile=/credentials/etcd/tls.crt',
+    '--etcd-keyfile=/credentials/etcd/tls.key',
+  ]));
+  const pod = docs.find((d) => d.kind === 'Deployment').spec.template.spec;
+  expect(pod.volumes.find((v: any) => v.name === 'etcd-tls')).toEqual({ name: 'etcd-tls', secret: { secretName: 'etcd-client' } });
+  expect(pod.containers[0].volumeMounts).toContainEqual({ name: 'etcd-tls', mountPath: '/credentials/etcd', readOnly: true });
+  // Without the Secret, none of it.
+  expect(args(render()).some((a: string) => a.startsWith('--etcd-cafile'))).toBe(false);
+  expect(dryRun(docs)).toMatch(/deployment\.apps\/wl-windlass created \(server dry run\)/);
+});
+
 test('the ServiceMonitor, when enabled, renders for prometheus-operator (a CRD kind, which Windlass does not serve yet)', () => {
   const docs = render({ serviceMonitor: { enabled: true } });
   const sm = docs.find((d) => d.kind === 'ServiceMonitor');
