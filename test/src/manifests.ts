@@ -4,7 +4,7 @@
  * call, and comparing what the server answers with what was sent.
  */
 import { createRequire } from 'node:module';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,6 +27,11 @@ export function identity(obj: any): string {
 }
 
 /** The namespace a project's namespaced objects without one go to (kubectl's context namespace in real use). */
+/** The projects: one directory each (files beside them, the README, are not manifests). */
+export function projects(): string[] {
+  return readdirSync(manifestsRoot).filter((p) => statSync(join(manifestsRoot, p)).isDirectory()).sort();
+}
+
 export function projectNamespace(project: string): string {
   return `rm-${project.toLowerCase()}`.slice(0, 63).replace(/-+$/, '');
 }
@@ -37,7 +42,7 @@ export function projectNamespace(project: string): string {
  */
 export function loadManifests(clusterScoped: Set<string>): Manifest[] {
   const out: Manifest[] = [];
-  for (const project of readdirSync(manifestsRoot).sort()) {
+  for (const project of projects()) {
     for (const file of readdirSync(join(manifestsRoot, project)).sort()) {
       if (!/\.ya?ml$/.test(file)) continue;
       for (const doc of yaml.loadAll(readFileSync(join(manifestsRoot, project, file), 'utf8'), null, { json: true })) {

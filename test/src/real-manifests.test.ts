@@ -5,10 +5,10 @@
  * canonical form), a second apply is a no-op and `kubectl diff` shows nothing.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { kubectlArgs, type KubectlResult, type RunningServer, useWindlass } from './harness.js';
-import { batches, expectedFromSent, groupOf, identity, loadManifests, type Manifest, manifestsRoot, projectNamespace, sentNotReturned } from './manifests.js';
+import { batches, expectedFromSent, groupOf, identity, loadManifests, type Manifest, manifestsRoot, projectNamespace, projects, sentNotReturned } from './manifests.js';
 
 const server = useWindlass();
 let s: RunningServer;
@@ -96,7 +96,7 @@ beforeAll(() => {
   // Each project's namespace, and those its objects name without creating them (created first
   // by whoever installs it, as kube would refuse the objects otherwise).
   const given = new Set(all.filter((m) => m.obj.kind === 'Namespace').map((m) => m.obj.metadata.name));
-  const wanted = new Set([...readdirSync(manifestsRoot).map(projectNamespace), ...all.map((m) => m.obj.metadata.namespace).filter(Boolean)]);
+  const wanted = new Set([...projects().map(projectNamespace), ...all.map((m) => m.obj.metadata.namespace).filter(Boolean)]);
   const existing = new Set(kubectlOk(s.kubeconfig, ['get', 'namespaces', '-o', 'name']).trim().split('\n').map((n) => n.replace('namespace/', '')));
   const namespaces = [...wanted].filter((n) => !given.has(n) && !existing.has(n)).map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
   kubectlOk(s.kubeconfig, ['create', '-f', '-'], stream(namespaces));
@@ -105,7 +105,7 @@ beforeAll(() => {
 test('the corpus: over 300 objects of over 25 built-in kinds from over 6 repositories', () => {
   expect(all.length).toBeGreaterThan(300);
   expect(new Set(all.map((m) => m.obj.kind)).size).toBeGreaterThan(25);
-  const repos = new Set(readdirSync(manifestsRoot).flatMap((p) => [...readFileSync(join(manifestsRoot, p, 'README.md'), 'utf8').matchAll(/github\.com\/(\S+?) /g)].map((m) => m[1])));
+  const repos = new Set(projects().flatMap((p) => [...readFileSync(join(manifestsRoot, p, 'README.md'), 'utf8').matchAll(/github\.com\/(\S+?) /g)].map((m) => m[1])));
   expect(repos.size).toBeGreaterThan(6);
 });
 
