@@ -32,6 +32,7 @@ import { createResource, patchResource, updateResource } from './handlers/write.
 import { serveScale } from './handlers/scale.js';
 import { ensureBootstrapPolicy } from './rbac/index.js';
 import { ensureDefaultServiceCIDR, ensureSystemPriorityClasses } from './bootstrapobjects.js';
+import { ensureFlowControlBootstrap } from './bootstrapflowcontrol.js';
 import { kubernetesServiceObject } from './registry/kinds/core/services.js';
 import { servePodSubresource, servesPodSubresource } from './handlers/podsubresources.js';
 import { decodeObjectBody } from './handlers/body.js';
@@ -485,6 +486,7 @@ export class APIServer {
     await ensureBootstrapPolicy((group, resource) => this.admissionLookup(group, resource));
     // Its scheduling post-start hook and default ServiceCIDR controller.
     await ensureSystemPriorityClasses((group, resource) => this.admissionLookup(group, resource));
+    await ensureFlowControlBootstrap((group, resource) => this.admissionLookup(group, resource));
     await ensureDefaultServiceCIDR((group, resource) => this.admissionLookup(group, resource), this.opts.services ?? defaultServiceRanges);
     this.bootstrapped = true;
   }
