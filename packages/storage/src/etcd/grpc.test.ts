@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import net from 'node:net';
 import { EtcdStorage } from '../etcd.js';
 import { startEtcd, type EtcdServer } from '../testing/etcd.js';
@@ -146,5 +147,25 @@ test('watch messages are reassembled across HTTP/2 frames and split when several
     expect(seen.every((e, i) => i === 0 || e.revision > seen[i - 1].revision)).toBe(true);
   } finally {
     await s.close();
+  }
+});
+
+test('a member that stops answering (frozen, its connection still open) fails the calls waiting on it once a keepalive ping goes unanswered', async () => {
+  const frozen = await startEtcd();
+  const client = new EtcdGrpcClient(frozen.endpoints, {}, { intervalMs: 200, timeoutMs: 300 });
+  const pid = Number(execFileSync('pgrep', ['-f', `data-dir ${frozen.dataDir}`], { encoding: 'utf8' }).trim().split('\n')[0]);
+  try {
+    await client.unary('/etcdserverpb.KV/Range', encodeRange({ key: Buffer.from('a') }), decodeRangeResponse);
+    process.kill(pid, 'SIGSTOP');
+    const started = Date.now();
+    const err = await client.unary('/etcdserverpb.KV/Range', encodeRange({ key: Buffer.from('a') }), decodeRangeResponse).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GrpcCallError);
+    expect(err).toMatchObject({ code: 14, unsent: false });
+    expect((err as Error).message).toContain('keepalive ping');
+    expect(Date.now() - started).toBeLessThan(5000);
+  } finally {
+    process.kill(pid, 'SIGCONT');
+    client.close();
+    await frozen.stop();
   }
 });

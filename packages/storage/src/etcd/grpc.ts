@@ -39,6 +39,8 @@ export function isRetryableGrpcError(err: unknown): err is GrpcCallError {
 interface Connection {
   session: http2.ClientHttp2Session;
   connected: boolean;
+  /** Calls open on it: keepalive pings are sent only then, as gRPC clients do by default. */
+  active: number;
 }
 
 interface Call {
@@ -63,6 +65,11 @@ interface Member {
 }
 
 const SKIP_MS = 1000;
+// kube-apiserver's etcd client: a ping every 30 s, and a connection whose ping is unanswered
+// for 10 s is dropped. A member gone without closing its connection (a partition, a frozen
+// host) would otherwise hold every call on it, the registry watch included, indefinitely.
+const KEEPALIVE_MS = 30_000;
+const KEEPALIVE_TIMEOUT_MS = 10_000;
 // Ranges of every object of a type can be tens of MB: large windows save flow-control round trips.
 const WINDOW = 1 << 26;
 
@@ -78,7 +85,11 @@ export class EtcdGrpcClient {
   private current: number;
   private closed = false;
 
-  constructor(endpoints: string[], private readonly tls: EtcdTLS = {}) {
+  constructor(
+    endpoints: string[],
+    private readonly tls: EtcdTLS = {},
+    private readonly keepalive = { intervalMs: KEEPALIVE_MS, timeoutMs: KEEPALIVE_TIMEOUT_MS },
+  ) {
     this.members = endpoints.map((url) => ({ url, downUntil: 0 }));
     // Replicas given the same list spread over the members.
     this.current = Math.floor(Math.random() * this.members.length);
@@ -185,6 +196,8 @@ export class EtcdGrpcClient {
       throw new GrpcCallError(UNAVAILABLE, (err as Error).message, true);
     }
     const call: Call = { member, conn, stream, details: '' };
+    conn.active++;
+    stream.once('close', () => conn.active--);
     const readStatus = (h: http2.IncomingHttpHeaders) => {
       if (h['grpc-status'] === undefined) return;
       call.status = Number(h['grpc-status']);
@@ -258,12 +271,20 @@ export class EtcdGrpcClient {
     const existing = member.conn;
     if (existing && !existing.session.closed && !existing.session.destroyed) return existing;
     const session = http2.connect(member.url, { settings: { initialWindowSize: WINDOW }, maxSessionMemory: 1 << 20, ...this.tls });
-    const conn: Connection = { session, connected: false };
+    const conn: Connection = { session, connected: false, active: 0 };
     member.conn = conn;
     session.on('connect', () => {
       conn.connected = true;
       session.setLocalWindowSize(WINDOW);
     });
+    const keepalive = setInterval(() => {
+      if (!conn.connected || conn.active === 0 || session.closed || session.destroyed) return;
+      const deadline = setTimeout(() => session.destroy(new Error(`etcd did not answer a keepalive ping within ${this.keepalive.timeoutMs} ms`)), this.keepalive.timeoutMs);
+      deadline.unref();
+      if (!session.ping(() => clearTimeout(deadline))) clearTimeout(deadline);
+    }, this.keepalive.intervalMs);
+    keepalive.unref();
+    session.on('close', () => clearInterval(keepalive));
     // Failures reach the calls through their streams; an unhandled 'error' would end the process.
     session.on('error', () => {});
     const drop = () => {
