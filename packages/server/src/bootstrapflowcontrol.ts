@@ -10,6 +10,7 @@
  * annotation is "true" gets its spec back if it was changed; suggested objects an administrator
  * changed are left alone. The APF controller's Dangling condition is set on the FlowSchemas created.
  */
+import { ensure as ensureExists } from './bootstrapobjects.js';
 import { semanticEqual } from './registry/semanticequal.js';
 import type { AdmissionLookup, KubeObject } from './registry/types.js';
 
@@ -88,17 +89,8 @@ export const suggestedFlowSchemas = [
 
 /** Creates `obj` when missing; a mandatory one annotated for auto-update gets its spec back. */
 async function ensure(lookup: AdmissionLookup, obj: KubeObject, mandatory: boolean): Promise<KubeObject | undefined> {
-  const name = obj.metadata.name ?? '';
-  const existing = await lookup.get('', name);
-  if (!existing) {
-    try {
-      return await lookup.create('', structuredClone(obj));
-    } catch (err) {
-      // Another replica created it meanwhile.
-      if ((err as { code?: number }).code !== 409) throw err;
-      return lookup.get('', name);
-    }
-  }
+  const existing = await ensureExists(lookup, '', obj);
+  if (!existing) return existing;
   const wantsUpdate = existing.metadata.annotations?.['apf.kubernetes.io/autoupdate-spec'] === 'true';
   if (!mandatory || !wantsUpdate || !lookup.update || semanticEqual(existing.spec, obj.spec)) return existing;
   try {

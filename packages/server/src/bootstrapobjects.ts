@@ -28,7 +28,7 @@ export const systemPriorityClasses: KubeObject[] = [
 const defaultServiceCIDRName = 'kubernetes';
 
 /** Creates `obj` unless it exists; another replica creating it at the same moment is fine. */
-async function ensure(lookup: AdmissionLookup, namespace: string, obj: KubeObject): Promise<KubeObject | undefined> {
+export async function ensure(lookup: AdmissionLookup, namespace: string, obj: KubeObject): Promise<KubeObject | undefined> {
   const existing = await lookup.get(namespace, obj.metadata.name ?? '');
   if (existing) return existing;
   try {
