@@ -1,150 +1,99 @@
 /**
- * Protocol-buffer wire format, only as much as etcd's KV messages need: varints (int64 fields
- * are revisions, counts and flags, all below 2^53, so they are plain numbers), bytes and
- * nested messages.
- *
- * Hand-written rather than decoded through @grpc/proto-loader and protobufjs's reflection,
- * because that path built a JS object per message and field, converted every int64 through
- * Long to a string, and was ~6 % of a create's server CPU on etcd (bench/RESULTS.md).
+ * The protocol-buffer wire format for etcd's messages, over protobufjs's Writer and Reader: a
+ * small builder and field walker so kvmessages.ts and watchmessages.ts can encode and decode the
+ * few fields Windlass uses with etcd's field numbers, without loading .proto files or building a
+ * JS object per message and field as proto-loader did (~6 % of a create's server CPU on etcd,
+ * bench/RESULTS.md). int64 fields are revisions and counts, below 2^53: plain numbers.
  */
+import protobuf from 'protobufjs';
 
-/**
- * Builds a message as a list of chunks: tags, lengths and short fields collect in a byte array,
- * long bytes fields (values) are kept by reference; nothing large is copied until `frame()`.
- */
+type Long = { toNumber(): number };
+const toNumber = (v: number | Long) => (typeof v === 'number' ? v : v.toNumber());
+
+/** A message being built; nested messages are built on their own and written whole. */
 export class ProtoWriter {
-  private readonly parts: Buffer[] = [];
-  private pending: number[] = [];
-  length = 0;
-
-  private pushVarint(n: number): void {
-    if (n < 0 || !Number.isSafeInteger(n)) throw new RangeError(`varint out of range: ${n}`);
-    while (n >= 0x80) {
-      this.pending.push((n % 0x80) | 0x80);
-      n = Math.floor(n / 0x80);
-      this.length++;
-    }
-    this.pending.push(n);
-    this.length++;
-  }
-
-  private flush(): void {
-    if (this.pending.length === 0) return;
-    this.parts.push(Buffer.from(this.pending));
-    this.pending = [];
-  }
+  private readonly w = protobuf.Writer.create();
 
   /** An int64/uint64/bool/enum field; zero is skipped unless `always` (oneof members). */
   varint(field: number, n: number, always = false): this {
-    if (n === 0 && !always) return this;
-    this.pushVarint(field * 8);
-    this.pushVarint(n);
+    if (n !== 0 || always) this.w.uint32(field * 8).int64(n);
     return this;
   }
 
   bool(field: number, b: boolean | undefined): this {
-    return b ? this.varint(field, 1) : this;
+    if (b) this.w.uint32(field * 8).bool(true);
+    return this;
   }
 
   bytes(field: number, b: Buffer | undefined): this {
-    if (b === undefined) return this;
-    this.pushVarint(field * 8 + 2);
-    this.pushVarint(b.length);
-    if (b.length <= 64) {
-      for (let i = 0; i < b.length; i++) this.pending.push(b[i]);
-    } else {
-      this.flush();
-      this.parts.push(b);
-    }
-    this.length += b.length;
+    if (b !== undefined) this.w.uint32(field * 8 + 2).bytes(b);
     return this;
   }
 
   message(field: number, m: ProtoWriter): this {
-    m.flush();
-    this.pushVarint(field * 8 + 2);
-    this.pushVarint(m.length);
-    this.flush();
-    for (const p of m.parts) this.parts.push(p);
-    this.length += m.length;
+    this.w.uint32(field * 8 + 2).bytes(m.w.finish());
     return this;
   }
 
   /** The message as one gRPC length-prefixed frame (uncompressed). */
   frame(): Buffer {
-    this.flush();
-    const out = Buffer.allocUnsafe(5 + this.length);
+    const body = this.w.finish();
+    const out = Buffer.allocUnsafe(5 + body.length);
     out[0] = 0;
-    out.writeUInt32BE(this.length, 1);
-    let at = 5;
-    for (const p of this.parts) at += p.copy(out, at);
+    out.writeUInt32BE(body.length, 1);
+    out.set(body, 5);
     return out;
   }
 }
 
-/** Reads fields of one message in `buf[pos, end)`. Bytes fields are views, not copies. */
+/** Walks the fields of one message in `buf[pos, end)`. Bytes fields are views, not copies. */
 export class ProtoReader {
-  constructor(private readonly buf: Buffer, public pos: number, private readonly end: number) {}
+  private readonly r: protobuf.Reader;
+
+  constructor(buf: Buffer, pos: number, end: number) {
+    this.r = protobuf.Reader.create(buf);
+    this.r.pos = pos;
+    this.r.len = end;
+  }
 
   more(): boolean {
-    return this.pos < this.end;
+    return this.r.pos < this.r.len;
   }
 
   /** The next field's number and wire type. */
   next(): { field: number; wireType: number } {
-    const key = this.varint();
-    return { field: Math.floor(key / 8), wireType: key % 8 };
+    const key = truncatedAsError(() => this.r.uint32());
+    return { field: key >>> 3, wireType: key & 7 };
   }
 
   varint(): number {
-    let result = 0;
-    let scale = 1;
-    for (let i = 0; i < 10; i++) {
-      if (this.pos >= this.end) throw new Error('protobuf: truncated varint');
-      const b = this.buf[this.pos++];
-      result += (b & 0x7f) * scale;
-      if (b < 0x80) return result;
-      scale *= 0x80;
-    }
-    throw new Error('protobuf: varint longer than 10 bytes');
+    return toNumber(truncatedAsError(() => this.r.int64() as unknown as number | Long));
   }
 
   bytes(): Buffer {
-    const len = this.varint();
-    const start = this.pos;
-    this.pos += len;
-    if (this.pos > this.end) throw new Error('protobuf: truncated bytes field');
-    return this.buf.subarray(start, this.pos);
+    return truncatedAsError(() => this.r.bytes() as Buffer);
   }
 
   /** A reader over the nested message that follows. */
   message(): ProtoReader {
-    const len = this.varint();
-    const start = this.pos;
-    this.pos += len;
-    if (this.pos > this.end) throw new Error('protobuf: truncated message field');
-    return new ProtoReader(this.buf, start, this.pos);
+    const len = this.r.uint32();
+    const start = this.r.pos;
+    if (start + len > this.r.len) throw new Error('protobuf: truncated message field');
+    this.r.pos += len;
+    return new ProtoReader(this.r.buf as Buffer, start, start + len);
   }
 
   skip(wireType: number): void {
-    // Every case leaves pos past the field; `pos` is read after any varint that moves it.
-    switch (wireType) {
-      case 0:
-        this.varint();
-        return;
-      case 1:
-        this.pos += 8;
-        return;
-      case 2: {
-        const len = this.varint();
-        this.pos += len;
-        return;
-      }
-      case 5:
-        this.pos += 4;
-        return;
-      default:
-        throw new Error(`protobuf: unsupported wire type ${wireType}`);
-    }
+    truncatedAsError(() => this.r.skipType(wireType));
+  }
+}
+
+/** protobufjs reports reading past the end as a RangeError ("index out of range"). */
+function truncatedAsError<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof RangeError) throw new Error(`protobuf: truncated message (${err.message})`);
+    throw err;
   }
 }
