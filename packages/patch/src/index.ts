@@ -7,3 +7,4 @@ export { applyMergePatch, type MergePatchOptions } from './mergepatch.js';
 export { applyStrategicMergePatch, strategicMergeMapPatch } from './strategic/index.js';
 export type { PatchMeta, PatchMetaLookup } from '@windlass/machinery';
 export { noPatchMeta } from '@windlass/machinery';
+export * from './apply/index.js';
