@@ -7,3 +7,9 @@ export type { JsonValue, SmdType, ScalarType, MapType, ListType, UntypedType } f
 export { FieldSet, PathElement, SetBuilder, makePath, pathToString, comparePaths, pathsEqual, type Path, type KeyField, type SetNode } from './fieldpath.js';
 export { fieldSetToJSON, fieldSetFromJSON, fieldSetFromObject, serializePathElement, deserializePathElement, PathElementParseError } from './serialize.js';
 export { compareValues, valuesEqual, valueToString } from './value.js';
+export { toFieldSet } from './tofieldset.js';
+export { compare, isSame, comparisonToString, type Comparison } from './compare.js';
+export { merge } from './merge.js';
+export { removeItems, extractItems } from './remove.js';
+export { ensureNamedFieldsAreMembers, reconcileFieldSetWithSchema } from './schemasets.js';
+export { ValidationErrors, listItemToPathElement, ListItemError } from './typed.js';

@@ -38,6 +38,11 @@ export interface ListType {
 /** SMD's "deduced" type (`__untyped_deduced_`): objects are granular maps of itself, lists atomic. */
 export interface UntypedType {
   readonly kind: 'untyped';
+  /**
+   * Optional (added by the SMD port): SMD's `__untyped_atomic_` (RawExtension, fields of
+   * unknown type): any value, but always one leaf, never descended into.
+   */
+  readonly atomic?: boolean;
 }
 
 export type SmdType = ScalarType | MapType | ListType | UntypedType;
