@@ -13,3 +13,5 @@ export { merge } from './merge.js';
 export { removeItems, extractItems } from './remove.js';
 export { ensureNamedFieldsAreMembers, reconcileFieldSetWithSchema } from './schemasets.js';
 export { ValidationErrors, listItemToPathElement, ListItemError } from './typed.js';
+export { Updater, MissingVersionError, type ManagedFields, type VersionedSet, type UpdaterOptions, type UpdateResult } from './updater.js';
+export { Conflicts, conflictMessage, type Conflict } from './conflict.js';
