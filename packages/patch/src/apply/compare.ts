@@ -131,7 +131,7 @@ interface Entry {
   r: JsonValue[] | undefined;
 }
 
-function index(ctx: Ctx, t: ListType, list: JsonValue[] | undefined, byKey: Map<string, Entry>, order: Entry[], side: 'l' | 'r'): void {
+function index(ctx: Ctx, t: ListType, list: JsonValue[] | undefined, byKey: Map<string, Entry>, order: Entry[], lhs: boolean): void {
   if (list === undefined) return;
   for (let i = 0; i < list.length; i++) {
     let pe: PathElement;
@@ -149,15 +149,16 @@ function index(ctx: Ctx, t: ListType, list: JsonValue[] | undefined, byKey: Map<
       byKey.set(k, entry);
       order.push(entry);
     }
-    (entry[side] ??= []).push(list[i]);
+    if (lhs) (entry.l ??= []).push(list[i]);
+    else (entry.r ??= []).push(list[i]);
   }
 }
 
 function visitList(ctx: Ctx, t: ListType, l: JsonValue[] | undefined, r: JsonValue[] | undefined): void {
   const byKey = new Map<string, Entry>();
   const order: Entry[] = [];
-  index(ctx, t, l, byKey, order, 'l');
-  index(ctx, t, r, byKey, order, 'r');
+  index(ctx, t, l, byKey, order, true);
+  index(ctx, t, r, byKey, order, false);
   const b = ctx.b;
   const elem = t.elementType;
   for (const { pe, l: ll, r: rl } of order) {

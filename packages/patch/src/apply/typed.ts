@@ -5,7 +5,7 @@
 import { PathElement, type KeyField } from './fieldpath.js';
 import { serializePathElement } from './serialize.js';
 import type { JsonValue, ListType, MapType, ScalarType, SmdType, UntypedType } from './types.js';
-import { isObject } from './value.js';
+import { goJSON, isObject } from './value.js';
 
 /** ValidationError / ValidationErrors: `path: message`, several as an indented list. */
 export class ValidationErrors extends Error {
@@ -98,7 +98,32 @@ function keyDefault(list: ListType, name: string): JsonValue | undefined {
 }
 
 /**
- * A string that is equal for equal path elements: the FieldsV1 key, which is canonical
- * (key fields sorted, values in Go's JSON form). Walkers use it to index list items.
+ * A string that is equal exactly for equal list-item path elements (key fields are
+ * sorted, lengths prefixed), cheaper than the FieldsV1 key. Walkers index list items by it.
  */
-export const elementKey = serializePathElement;
+export function elementKey(pe: PathElement): string {
+  const key = pe.key;
+  if (key !== undefined) {
+    let s = 'k';
+    for (let i = 0; i < key.length; i++) s += `${key[i].name.length}:${key[i].name}${valueKey(key[i].value)}`;
+    return s;
+  }
+  if (pe.value !== undefined) return `v${valueKey(pe.value)}`;
+  return serializePathElement(pe);
+}
+
+function valueKey(v: JsonValue): string {
+  switch (typeof v) {
+    case 'string':
+      return `s${v.length}:${v}`;
+    case 'number':
+      return `n${v};`;
+    case 'boolean':
+      return v ? 't' : 'f';
+    default: {
+      // null, lists and maps: Go's JSON form sorts keys, so equal values give equal strings.
+      const j = goJSON(v);
+      return `j${j.length}:${j}`;
+    }
+  }
+}
