@@ -105,6 +105,11 @@ export function newConflict(gr: GroupResource, name: string, cause: string): Sta
   return failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${cause}`, grDetails(gr, name));
 }
 
+/** A server-side apply refused because other managers own fields it would change (details: one cause per field). */
+export function newApplyConflict(causes: StatusCause[], message: string): StatusError {
+  return failure(409, 'Conflict', message, { causes });
+}
+
 export const OptimisticLockErrorMsg = 'the object has been modified; please apply your changes to the latest version and try again';
 
 export function newBadRequest(message: string): StatusError {

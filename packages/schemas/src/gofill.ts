@@ -38,7 +38,7 @@ const isEmptyScalar = (v: unknown) => v === '' || v === 0 || v === false || v ==
 class Compiler {
   private readonly fills = new Map<string, Fill>();
 
-  constructor(private readonly structs: StructTable, private readonly prune = false) {}
+  constructor(private readonly structs: StructTable, private readonly prune = false, private readonly keepEmpty = false) {}
 
   struct(def: string): Fill {
     const done = this.fills.get(def);
@@ -116,7 +116,7 @@ class Compiler {
         return (obj) => {
           const v = obj[name];
           if (Array.isArray(v)) {
-            if (v.length === 0) emptyContainer(obj, name, omitempty);
+            if (v.length === 0) emptyContainer(obj, name, omitempty, this.keepEmpty);
             else for (const item of v) if (item !== null && typeof item === 'object' && !Array.isArray(item)) fill(item as JsonObject);
           } else absentContainer(obj, name, v, omitempty);
         };
@@ -127,7 +127,7 @@ class Compiler {
           const v = obj[name];
           if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
             const values = Object.values(v as JsonObject);
-            if (values.length === 0) emptyContainer(obj, name, omitempty);
+            if (values.length === 0) emptyContainer(obj, name, omitempty, this.keepEmpty);
             else for (const item of values) if (item !== null && typeof item === 'object' && !Array.isArray(item)) fill(item as JsonObject);
           } else absentContainer(obj, name, v, omitempty);
         };
@@ -136,14 +136,14 @@ class Compiler {
         return (obj) => {
           const v = obj[name];
           if (Array.isArray(v)) {
-            if (v.length === 0) emptyContainer(obj, name, omitempty);
+            if (v.length === 0) emptyContainer(obj, name, omitempty, this.keepEmpty);
           } else absentContainer(obj, name, v, omitempty);
         };
       case 'm':
         return (obj) => {
           const v = obj[name];
           if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-            if (Object.keys(v).length === 0) emptyContainer(obj, name, omitempty);
+            if (Object.keys(v).length === 0) emptyContainer(obj, name, omitempty, this.keepEmpty);
           } else absentContainer(obj, name, v, omitempty);
         };
       case 'v':
@@ -168,10 +168,14 @@ class Compiler {
 
 const isEmptyContainer = (v: unknown) => v !== null && typeof v === 'object' && (Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0);
 
-/** An empty list or map: left out with omitempty, else null (what the protobuf round trip gives back). */
-function emptyContainer(obj: JsonObject, name: string, omitempty: boolean): void {
+/**
+ * An empty list or map: left out with omitempty, else null (what the protobuf round trip gives
+ * back), or kept empty when the struct was just decoded (`keepEmpty`: encoding/json writes an
+ * empty non-nil slice as `[]`).
+ */
+function emptyContainer(obj: JsonObject, name: string, omitempty: boolean, keepEmpty: boolean): void {
   if (omitempty) delete obj[name];
-  else obj[name] = null;
+  else if (!keepEmpty) obj[name] = null;
 }
 
 /** A slice, map or pointer field that holds nothing: Go writes null unless omitempty. */
@@ -182,6 +186,7 @@ function absentContainer(obj: JsonObject, name: string, v: unknown, omitempty: b
 }
 
 const compilers = new WeakMap<StructTable, Compiler>();
+const requestCompilers = new WeakMap<StructTable, Compiler>();
 const encoders = new Map<string, GoEncoder | null>();
 const pruners = new WeakMap<StructTable, Compiler>();
 const decoders = new Map<string, GoEncoder | null>();
@@ -191,13 +196,27 @@ const decoders = new Map<string, GoEncoder | null>();
  * loadGoTypes() first), null for a kind with no Go type (custom resources).
  */
 export function goEncoderFor(schemas: Schemas, gvk: GroupVersionKind): GoEncoder | null | undefined {
+  return encoderFor(schemas, gvk, false);
+}
+
+/**
+ * The same normalizer for a struct just decoded from a request, before any storage round
+ * trip: an empty list or map the request held is written `[]` / `{}`, not null. kube's field
+ * manager sees objects in this form.
+ */
+export function goRequestEncoderFor(schemas: Schemas, gvk: GroupVersionKind): GoEncoder | null | undefined {
+  return encoderFor(schemas, gvk, true);
+}
+
+function encoderFor(schemas: Schemas, gvk: GroupVersionKind, keepEmpty: boolean): GoEncoder | null | undefined {
   if (!table) return undefined;
-  const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
+  const key = `${keepEmpty ? 'request:' : ''}${gvk.group}/${gvk.version}/${gvk.kind}`;
   let e = encoders.get(key);
   if (e === undefined) {
     const name = schemas.definitionNameFor(gvk);
-    let compiler = compilers.get(table);
-    if (!compiler) compilers.set(table, (compiler = new Compiler(table)));
+    const compilerMap = keepEmpty ? requestCompilers : compilers;
+    let compiler = compilerMap.get(table);
+    if (!compiler) compilerMap.set(table, (compiler = new Compiler(table, false, keepEmpty)));
     e = name !== undefined && table[name] ? compiler.struct(name) : null;
     encoders.set(key, e);
   }

@@ -12,4 +12,4 @@ export { buildOpenAPIV3, openAPIV3Index, openAPIV3Hash } from './openapi-v3.js';
 export type { BuiltinResource, BuiltinSubresource } from './resources.js';
 export { builtinResourceTable } from './resources.js';
 export { DecodeError, DecodeTypeError, decoderFor, type ObjectDecoder } from './decoder.js';
-export { goDecoderFor, goEncoderFor, loadGoTypes, type GoEncoder } from './gofill.js';
+export { goDecoderFor, goEncoderFor, goRequestEncoderFor, loadGoTypes, type GoEncoder } from './gofill.js';

@@ -4,6 +4,8 @@
  * of the addressed kind, with no middleware and no body read unless the verb has one. The
  * rest (discovery, OpenAPI, health, version, the admin endpoint) is an express app.
  */
+import { fieldManagerFor } from './fieldmanager/forkind.js';
+import { managerOrUserAgent } from './fieldmanager/managedfields.js';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -461,6 +463,8 @@ export class APIServer {
     const opts = parseModifyOptions(query, 'CreateOptions');
     const obj = decodeObjectBody(await readBody(req, res), req.headers['content-type'], def);
     decodeTyped(await typedDecoder(def), obj, def, opts.fieldValidation, res);
+    // kube's create handler records the request's fields before the review answers it.
+    (await fieldManagerFor(def))?.update(undefined, obj, managerOrUserAgent(opts.fieldManager, req.headers['user-agent']), '');
     const auth = this.opts.authenticator;
     const answer = await def.review!(obj, {
       user: requestUsers.get(req) ?? systemUser, namespace: info.namespace,

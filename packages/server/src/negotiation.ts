@@ -85,10 +85,8 @@ export function bodyMediaType(contentType: string | undefined): string {
 }
 
 export const objectBodyTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
-export const patchBodyTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
-
-/** Patch types kube's PATCH route consumes but Windlass does not apply here (server-side apply). */
-const routedPatchTypes = ['application/apply-patch+yaml'];
+export const applyPatchType = 'application/apply-patch+yaml';
+export const patchBodyTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', applyPatchType];
 
 /**
  * The body's media type, or 415. For patches the refusal is go-restful's, whose PATCH route
@@ -98,6 +96,6 @@ const routedPatchTypes = ['application/apply-patch+yaml'];
 export function requireBodyType(contentType: string | undefined, accepted: string[]): string {
   const t = bodyMediaType(contentType) || 'application/json';
   if (accepted.includes(t)) return t;
-  if (accepted === patchBodyTypes && !routedPatchTypes.includes(t)) throw newRouteUnsupportedMediaType();
+  if (accepted === patchBodyTypes) throw newRouteUnsupportedMediaType();
   throw newUnsupportedMediaType(t, accepted);
 }

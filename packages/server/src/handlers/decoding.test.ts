@@ -232,7 +232,11 @@ describe('YAML output as go-yaml writes it', () => {
     const text = r.text.replace(/"\d+"/g, '"<rv>"').replace(/"\d{4}-\d\d-\d\dT[\d:]+Z"/g, '"<time>"').replace(/uid: \S+/, 'uid: <uid>');
     expect(text).toBe(
       'apiVersion: v1\ndata:\n  a: "<rv>"\n  b: two words\n  multi: |\n    l1\n    l2\nkind: ConfigMap\nmetadata:\n  creationTimestamp: "<time>"\n' +
-      '  labels:\n    app.kubernetes.io/name: x\n    "n": "true"\n  name: yo\n  namespace: d\n  resourceVersion: "<rv>"\n  uid: <uid>\n',
+      '  labels:\n    app.kubernetes.io/name: x\n    "n": "true"\n' +
+      // FieldsV1 keys as go-yaml writes them: `.` and `f:…` plain, nothing quoted that need not be.
+      '  managedFields:\n  - apiVersion: v1\n    fieldsType: FieldsV1\n    fieldsV1:\n      f:data:\n        .: {}\n        f:a: {}\n        f:b: {}\n        f:multi: {}\n' +
+      '      f:metadata:\n        f:labels:\n          .: {}\n          f:app.kubernetes.io/name: {}\n          f:n: {}\n    manager: node\n    operation: Update\n    time: "<time>"\n' +
+      '  name: yo\n  namespace: d\n  resourceVersion: "<rv>"\n  uid: <uid>\n',
     );
   });
 });

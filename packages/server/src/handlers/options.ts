@@ -44,12 +44,14 @@ export interface ModifyOptions {
 }
 
 /** CreateOptions, UpdateOptions and PatchOptions share these parameters, validated in kube's order. */
-export function parseModifyOptions(query: URLSearchParams, kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions'): ModifyOptions {
+export function parseModifyOptions(query: URLSearchParams, kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions', apply = false): ModifyOptions {
   const dryRun = query.getAll('dryRun');
   const fieldManager = query.get('fieldManager') ?? '';
   const fieldValidation = query.get('fieldValidation') ?? '';
   const errs: FieldError[] = [];
-  if (kind === 'PatchOptions' && query.has('force')) errs.push(fieldErr.forbidden('force', 'may not be specified for non-apply patch'));
+  if (kind === 'PatchOptions' && !apply && query.has('force')) errs.push(fieldErr.forbidden('force', 'may not be specified for non-apply patch'));
+  // kubectl defaults it; controllers have to name themselves.
+  if (apply && fieldManager === '') errs.push(fieldErr.required('fieldManager', 'is required for apply patch'));
   errs.push(...fieldManagerErrors(fieldManager));
   errs.push(...dryRunErrors(dryRun));
   if (!['', 'Ignore', 'Warn', 'Strict'].includes(fieldValidation)) errs.push(fieldErr.notSupported('fieldValidation', fieldValidation, ['', 'Ignore', 'Strict', 'Warn']));

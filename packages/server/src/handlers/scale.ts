@@ -5,9 +5,10 @@
  */
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '@windlass/patch';
 import { loadedSchemas, loadSchemas, patchMetaFor } from '@windlass/schemas';
-import { fieldErr, newBadRequest, newConflict, newInvalid, newNotFound, OptimisticLockErrorMsg, type StatusError } from '@windlass/machinery';
+import { fieldErr, newBadRequest, newConflict, newInvalid, newNotFound, newUnsupportedMediaType, OptimisticLockErrorMsg, type StatusError } from '@windlass/machinery';
 import type { KubeObject, ResourceDefinition, ScaleDefinition } from '../registry/types.js';
-import { patchBodyTypes, requireBodyType } from '../negotiation.js';
+import { applyPatchType, patchBodyTypes, requireBodyType } from '../negotiation.js';
+import { managerOrUserAgent } from '../fieldmanager/managedfields.js';
 import { writeObject } from '../respond.js';
 import { decodeObjectBody } from './body.js';
 import { decodeTyped, typedDecoder } from './typed.js';
@@ -46,7 +47,9 @@ export async function serveScale(s: RequestScope): Promise<void> {
     const cached = await s.store.get(s.info.namespace, s.info.name, s.query.get('resourceVersion') ?? '').catch(notFoundAsScale(s));
     return writeObject(s.res, 200, toScale(cached.object, scale), s.negotiated);
   }
-  const opts = { ...parseModifyOptions(s.query, s.info.verb === 'patch' ? 'PatchOptions' : 'UpdateOptions'), user: s.user };
+  const options = parseModifyOptions(s.query, s.info.verb === 'patch' ? 'PatchOptions' : 'UpdateOptions');
+  // The replicas the Scale writes are recorded on the parent as this manager's, through "scale".
+  const opts = { ...options, user: s.user, manager: managerOrUserAgent(options.fieldManager, s.req.headers['user-agent']), managerSubresource: 'scale' };
   let desired: (current: KubeObject) => KubeObject;
   if (s.info.verb === 'update') {
     const body = decodeObjectBody(s.body, s.req.headers['content-type'], scaleDef);
@@ -55,6 +58,7 @@ export async function serveScale(s: RequestScope): Promise<void> {
     desired = () => structuredClone(body);
   } else {
     const patchType = requireBodyType(s.req.headers['content-type'], patchBodyTypes);
+    if (patchType === applyPatchType) throw newUnsupportedMediaType(patchType, patchBodyTypes.filter((t) => t !== applyPatchType));
     const patch = s.body;
     const schemas = loadedSchemas() ?? (await loadSchemas());
     const meta = patchMetaFor(schemas, { group: 'autoscaling', version: 'v1', kind: 'Scale' });

@@ -1,7 +1,9 @@
 /** create (POST), update (PUT) and patch (PATCH). */
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '@windlass/patch';
 import { loadedSchemas, loadSchemas, patchMetaFor } from '@windlass/schemas';
-import { requireBodyType, patchBodyTypes } from '../negotiation.js';
+import { applyPatchType, requireBodyType, patchBodyTypes } from '../negotiation.js';
+import { managerOrUserAgent } from '../fieldmanager/managedfields.js';
+import { applyResource } from './apply.js';
 import type { KubeObject } from '../registry/types.js';
 import { decodeObjectBody } from './body.js';
 import { addWarnings, decodeTyped, typedDecoder } from './typed.js';
@@ -10,21 +12,36 @@ import { dedupOwnerReferences } from './ownerrefs.js';
 import { writeResult } from './read.js';
 import type { RequestScope } from './scope.js';
 
-/** The write options of a request: its query's, who asks, the subresource written as the whole object, and where warnings go. */
-function writeOptions(s: RequestScope, kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions') {
-  return { ...parseModifyOptions(s.query, kind), user: s.user, subresource: s.info.subresource, warnings: [] as string[] };
+/**
+ * The write options of a request: its query's, who asks, the manager managedFields record (kube's
+ * managerOrUserAgent), the subresource written as the whole object, and where warnings go.
+ */
+export function writeOptions(s: RequestScope, kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions', apply = false) {
+  const options = parseModifyOptions(s.query, kind, apply);
+  const manager = managerOrUserAgent(options.fieldManager, s.req.headers['user-agent']);
+  return { ...options, user: s.user, manager, subresource: s.info.subresource, warnings: [] as string[] };
 }
 
 /**
  * Runs a write and sends the warnings it recorded, on success and on failure alike (kube's
  * recorder writes them into the headers of whatever response follows).
  */
-async function withWarnings<T>(s: RequestScope, warnings: string[], write: () => Promise<T>): Promise<T> {
+export async function withWarnings<T>(s: RequestScope, warnings: string[], write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } finally {
     addWarnings(s.res, warnings);
   }
+}
+
+/**
+ * decodeTyped, keeping an empty `metadata.managedFields` list: decoding drops empty optional
+ * lists, but for this one Go's non-nil empty slice is the request to reset the entries.
+ */
+function decodeRequestObject(decoder: Awaited<ReturnType<typeof typedDecoder>>, obj: KubeObject, s: RequestScope, fieldValidation: string, patch?: string): void {
+  const reset = Array.isArray(obj.metadata?.managedFields) && obj.metadata.managedFields.length === 0;
+  decodeTyped(decoder, obj, s.def, fieldValidation, s.res, patch);
+  if (reset) obj.metadata.managedFields = [];
 }
 
 function warnOnDuplicateOwners(obj: KubeObject, afterPatch: boolean, warnings: string[]): void {
@@ -35,7 +52,7 @@ function warnOnDuplicateOwners(obj: KubeObject, afterPatch: boolean, warnings: s
 export async function createResource(s: RequestScope): Promise<void> {
   const opts = writeOptions(s, 'CreateOptions');
   const obj = decodeObjectBody(s.body, s.req.headers['content-type'], s.def);
-  decodeTyped(await typedDecoder(s.def), obj, s.def, opts.fieldValidation, s.res);
+  decodeRequestObject(await typedDecoder(s.def), obj, s, opts.fieldValidation);
   warnOnDuplicateOwners(obj, false, opts.warnings);
   writeResult(s, 201, await withWarnings(s, opts.warnings, () => s.store.create(s.info.namespace, obj, opts)));
 }
@@ -43,7 +60,7 @@ export async function createResource(s: RequestScope): Promise<void> {
 export async function updateResource(s: RequestScope): Promise<void> {
   const opts = writeOptions(s, 'UpdateOptions');
   const obj = decodeObjectBody(s.body, s.req.headers['content-type'], s.def);
-  decodeTyped(await typedDecoder(s.def), obj, s.def, opts.fieldValidation, s.res);
+  decodeRequestObject(await typedDecoder(s.def), obj, s, opts.fieldValidation);
   warnOnDuplicateOwners(obj, false, opts.warnings);
   const { object, created } = await withWarnings(s, opts.warnings, () => s.store.update(s.info.namespace, s.info.name, obj, opts));
   writeResult(s, created ? 201 : 200, object);
@@ -51,6 +68,7 @@ export async function updateResource(s: RequestScope): Promise<void> {
 
 export async function patchResource(s: RequestScope): Promise<void> {
   const patchType = requireBodyType(s.req.headers['content-type'], patchBodyTypes);
+  if (patchType === applyPatchType) return applyResource(s);
   const opts = writeOptions(s, 'PatchOptions');
   const body = s.body;
   const schemas = loadedSchemas() ?? (await loadSchemas());
@@ -69,7 +87,7 @@ export async function patchResource(s: RequestScope): Promise<void> {
   // The patched object is decoded as a body would be: its types checked, unknown fields handled.
   const apply = (current: KubeObject): KubeObject => {
     const obj = patched(current);
-    decodeTyped(decoder, obj, s.def, opts.fieldValidation, s.res, Buffer.isBuffer(body) ? body.toString('utf8') : JSON.stringify(body));
+    decodeRequestObject(decoder, obj, s, opts.fieldValidation, Buffer.isBuffer(body) ? body.toString('utf8') : JSON.stringify(body));
     warnOnDuplicateOwners(obj, true, opts.warnings);
     return obj;
   };

@@ -23,6 +23,7 @@ import { inFlightWritesOf, type InFlightWrites } from './inflightwrites.js';
 import { semanticEqual } from './semanticequal.js';
 import type { ListSeries } from '../metrics/listmetrics.js';
 import { defaultGarbageCollectionPolicy, deletionFinalizers, markAsDeleting, type PropagationOptions } from './deletionpropagation.js';
+import { fieldManagerFor } from '../fieldmanager/forkind.js';
 
 export interface WriteOptions {
   dryRun: boolean;
@@ -40,6 +41,15 @@ export interface WriteOptions {
    * the handler sends them as `Warning` headers. Unset: dropped (the server's own writes).
    */
   warnings?: string[];
+  /**
+   * The manager `metadata.managedFields` records for this write: the fieldManager parameter,
+   * else the client's User-Agent prefix. Unset: the server's own write ("kube-apiserver").
+   */
+  manager?: string;
+  /** The subresource the manager writes through, when the object is written whole for it (`scale`). */
+  managerSubresource?: string;
+  /** The object already carries this write's managedFields (a server-side apply computed them). */
+  managedFieldsSet?: boolean;
 }
 
 /** The identity of writes the server makes itself (bootstrap) and of servers run without authentication. */
@@ -214,9 +224,12 @@ export class Store {
 
   private async createStored(namespace: string, body: KubeObject, opts: WriteOptions): Promise<CachedObject> {
     this.def.strategy.defaults?.(body);
+    const sameVersion = this.kind === this.def;
+    if (!sameVersion) await this.recordManagedFields(undefined, body, opts);
     const obj = this.toStorage(body);
     const s = this.kind.strategy;
     s.normalize?.(obj);
+    if (sameVersion) await this.recordManagedFields(undefined, obj, opts);
     ensureNamespaceMatches(obj, namespace, this.def.namespaced);
     // kube's storage layer refuses this with a plain error, which reaches clients as a bare 500;
     // a dry run never reaches storage and echoes the value.
@@ -379,11 +392,14 @@ export class Store {
   /** The object an update attempt writes, and the end of what its beginUpdate hook began. */
   private async prepareUpdate(body: KubeObject, current: KubeObject, opts: WriteOptions): Promise<{ obj: KubeObject; finish: FinishWrite }> {
     this.def.strategy.defaults?.(body);
+    const sameVersion = this.kind === this.def;
+    if (!sameVersion) await this.recordManagedFields(current, body, opts);
     const desired = this.toStorage(body);
     const s = this.kind.strategy;
     const name = current.metadata.name!;
     const sub = opts.subresource ?? '';
     s.normalize?.(desired);
+    if (sameVersion) await this.recordManagedFields(current, desired, opts);
     desired.metadata = desired.metadata ?? {};
     if (desired.metadata.uid && desired.metadata.uid !== current.metadata.uid) {
       throw newConflict(this.gr, name, `Precondition failed: UID in precondition: ${desired.metadata.uid}, UID in object meta: ${current.metadata.uid}`);
@@ -418,6 +434,21 @@ export class Store {
       throw err;
     }
     return { obj: desired, finish };
+  }
+
+  /**
+   * kube's field manager runs on the decoded (converted, defaulted) request object, before the
+   * strategy and admission: what the server itself changes later (allocations, admission) is
+   * nobody's. A create first drops the system fields a client may not set (kube's
+   * WipeObjectMetaSystemFields), so nobody owns them either.
+   */
+  private async recordManagedFields(current: KubeObject | undefined, body: KubeObject, opts: WriteOptions): Promise<void> {
+    if (opts.raw || opts.managedFieldsSet) return;
+    const fm = await fieldManagerFor(this.def);
+    if (!fm) return;
+    const m = (body.metadata ??= {});
+    if (!current) for (const f of ['creationTimestamp', 'uid', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink'] as const) delete m[f];
+    fm.update(current && this.fromStorage(current), body, opts.manager ?? 'kube-apiserver', opts.managerSubresource ?? opts.subresource ?? '');
   }
 
   private goEncoding?: GoEncoder | null;

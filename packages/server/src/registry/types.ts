@@ -44,6 +44,12 @@ export interface Strategy {
    * e.g. Secret.stringData folded into data). Throws a 400 StatusError for undecodable values.
    */
   normalize?(obj: KubeObject): void;
+  /**
+   * The object as kube's conversion from its internal type writes it, when that adds fields the
+   * stored form may lack (a DaemonSet's template-generation annotation); a copy. The field
+   * manager compares these, as kube's compares versioned objects.
+   */
+  versioned?(obj: KubeObject): KubeObject;
   /** Defaults and server-owned fields on create (e.g. status reset). Mutates obj. */
   /** `warn` adds a Warning to the response at once, kept even when validation then refuses the write (kube's warning.AddWarning from PrepareForCreate). */
   prepareForCreate?(obj: KubeObject, warn?: (message: string) => void): void;

@@ -127,6 +127,12 @@ export const daemonSets: KindDefinition = {
   strategy: {
     defaults: defaultDaemonSet,
     normalize: normalizeDaemonSet,
+    // apps/v1 has no templateGeneration field: kube's conversion always writes it as the annotation.
+    versioned: (obj) => {
+      const copy = { ...obj, metadata: { ...obj.metadata } };
+      setTemplateGeneration(copy, templateGeneration(obj));
+      return copy;
+    },
     prepareForCreate(obj) {
       setTemplateGeneration(obj, Math.max(templateGeneration(obj), 1));
     },

@@ -58,6 +58,11 @@ export const secrets: ResourceDefinition = {
         delete s.stringData;
       }
     },
+    // SetDefaults_Secret: decoding defaults the type, so the writer owns it.
+    defaults(obj) {
+      const s = obj as Secret;
+      if (!s.type) s.type = 'Opaque';
+    },
     prepareForCreate(obj) {
       const s = obj as Secret;
       if (!s.type) s.type = 'Opaque';

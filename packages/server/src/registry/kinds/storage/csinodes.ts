@@ -60,16 +60,10 @@ function validateCSINodeUpdate(node: CSINode, old: CSINode): FieldError[] {
   return errs;
 }
 
-function normalizeDrivers(o: KubeObject): void {
-  const spec = (o as CSINode).spec;
-  if (isObject(spec) && Array.isArray(spec.drivers) && spec.drivers.length === 0) spec.drivers = null;
-}
-
 export const csiNodes: KindDefinition = {
   group: 'storage.k8s.io', version: 'v1', resource: 'csinodes',
   strategy: {
     nameValidator: nameIsDNSSubdomain,
-    normalize: normalizeDrivers,
     validate: (o) => validateCSINode(o as CSINode),
     validateUpdate: (o, old) => [...validateCSINode(o as CSINode), ...validateCSINodeUpdate(o as CSINode, old as CSINode)],
   },

@@ -56,7 +56,6 @@ describe('CSIDrivers', () => {
 
 describe('CSINodes, CSIStorageCapacities, VolumeAttachments, VolumeAttributesClasses', () => {
   test('CSINode drivers', () => {
-    expect(prepared(csiNodes, { metadata: { name: 'n' }, spec: { drivers: [] } }).spec).toEqual({ drivers: null });
     expect(validate(csiNodes, { metadata: { name: 'n' }, spec: { drivers: [{ name: 'a.example.com', nodeID: 'n' }, { name: 'a.example.com', nodeID: 'm' }] } })).toEqual(['spec.drivers[1].name: Duplicate value: "a.example.com"']);
     expect(validate(csiNodes, { metadata: { name: 'n' }, spec: { drivers: [{ name: 'a.example.com' }] } })).toEqual(['spec.drivers[0].nodeID: Required value']);
   });

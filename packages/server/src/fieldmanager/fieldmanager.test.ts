@@ -1,0 +1,175 @@
+/**
+ * managedFields and server-side apply through the server, with kube-apiserver's answers:
+ * the field sets (FieldsV1 as kube writes them), managers named by fieldManager or the
+ * User-Agent, conflicts and force, pruning of what an applier stops applying, and the fields
+ * no writer owns (status through the main resource, server-set metadata).
+ */
+import { EmbeddedStorage } from '@windlass/storage';
+import { startTestServer, type TestServer } from '../testing/client.js';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer({ storage: new EmbeddedStorage({ path: ':memory:' }) });
+  await t.call('POST', '/api/v1/namespaces', { body: { metadata: { name: 'fm' } } });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+type Entry = { manager: string; operation: string; apiVersion: string; time?: string; fieldsType: string; fieldsV1: unknown; subresource?: string };
+const entries = (body: unknown): Entry[] => ((body as { metadata: { managedFields?: Entry[] } }).metadata.managedFields ?? []);
+const apply = (path: string, body: unknown, query: string) => t.call('PATCH', `${path}?${query}`, { body, contentType: 'application/apply-patch+yaml' });
+
+const deployments = '/apis/apps/v1/namespaces/fm/deployments';
+const deployment = (name: string, image = 'nginx') => ({
+  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, labels: { app: name } },
+  spec: {
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'nginx', image, ports: [{ containerPort: 80 }] }] } },
+  },
+});
+
+test('a create records what the writer set, defaults and Go-written empty structs included, as kube does for kubectl create', async () => {
+  const r = await t.call('POST', deployments, { body: deployment('created'), headers: { 'user-agent': 'kubectl-create/v1.35.0 (linux/amd64) kubernetes/abc' } });
+  expect(r.status).toBe(201);
+  const [e] = entries(r.body);
+  expect(e).toMatchObject({ manager: 'kubectl-create', operation: 'Update', apiVersion: 'apps/v1', fieldsType: 'FieldsV1' });
+  expect(e.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  expect(e.fieldsV1).toEqual({
+    'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+    'f:spec': {
+      'f:progressDeadlineSeconds': {}, 'f:replicas': {}, 'f:revisionHistoryLimit': {}, 'f:selector': {},
+      'f:strategy': { 'f:rollingUpdate': { '.': {}, 'f:maxSurge': {}, 'f:maxUnavailable': {} }, 'f:type': {} },
+      'f:template': {
+        'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+        'f:spec': {
+          'f:containers': {
+            'k:{"name":"nginx"}': {
+              '.': {}, 'f:image': {}, 'f:imagePullPolicy': {}, 'f:name': {},
+              'f:ports': { '.': {}, 'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} } },
+              'f:resources': {}, 'f:terminationMessagePath': {}, 'f:terminationMessagePolicy': {},
+            },
+          },
+          'f:dnsPolicy': {}, 'f:restartPolicy': {}, 'f:schedulerName': {}, 'f:securityContext': {}, 'f:terminationGracePeriodSeconds': {},
+        },
+      },
+    },
+  });
+  // The bytes are FieldsV1 as kube serializes them: "." first, then children in path-element order.
+  expect(r.text).toContain('"f:labels":{".":{},"f:app":{}}');
+});
+
+test('an update hands the changed fields to its writer; the others keep the rest', async () => {
+  const path = `${deployments}/created`;
+  const cur = (await t.call('GET', path)).body as { spec: { replicas: number; template: { spec: { containers: { image: string }[] } } } };
+  cur.spec.replicas = 3;
+  const r = await t.call('PUT', `${path}?fieldManager=scaler`, { body: cur });
+  expect(r.status).toBe(200);
+  const es = entries(r.body);
+  expect(es.map((e) => e.manager)).toEqual(['kubectl-create', 'scaler']);
+  expect(es[1].fieldsV1).toEqual({ 'f:spec': { 'f:replicas': {} } });
+  expect(JSON.stringify(es[0].fieldsV1)).not.toContain('f:replicas');
+  // A write that changes nothing keeps the entries as they were, times included.
+  const again = await t.call('PUT', `${path}?fieldManager=scaler`, { body: r.body });
+  expect(entries(again.body)).toEqual(es);
+});
+
+test('a status write through the main resource owns nothing; one through /status is recorded with its subresource', async () => {
+  const path = `${deployments}/created`;
+  const cur = (await t.call('GET', path)).body as Record<string, unknown>;
+  const main = await t.call('PUT', `${path}?fieldManager=sneaky`, { body: { ...cur, status: { replicas: 7 } } });
+  expect(entries(main.body).some((e) => e.manager === 'sneaky')).toBe(false);
+  const st = await t.call('PUT', `${path}/status?fieldManager=controller`, { body: { ...cur, status: { replicas: 2 } } });
+  expect(st.status).toBe(200);
+  const e = entries(st.body).find((x) => x.manager === 'controller');
+  expect(e).toMatchObject({ operation: 'Update', subresource: 'status', fieldsV1: { 'f:status': { 'f:replicas': {} } } });
+});
+
+const configmaps = '/api/v1/namespaces/fm/configmaps';
+
+test('server-side apply: create, no-op re-apply, conflict, force, and pruning of what an applier stops applying', async () => {
+  const a = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied', labels: { owner: 'a' } }, data: { 'a-only': '1', shared: 'from-a' } };
+  const created = await apply(`${configmaps}/applied`, a, 'fieldManager=golden-a');
+  expect(created.status).toBe(201);
+  expect(entries(created.body)).toEqual([
+    { manager: 'golden-a', operation: 'Apply', apiVersion: 'v1', time: expect.any(String), fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a-only': {}, 'f:shared': {} }, 'f:metadata': { 'f:labels': { 'f:owner': {} } } } },
+  ]);
+  const rv = (created.body as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+
+  const same = await apply(`${configmaps}/applied`, a, 'fieldManager=golden-a');
+  expect(same.status).toBe(200);
+  expect((same.body as { metadata: { resourceVersion: string } }).metadata.resourceVersion).toBe(rv);
+
+  const b = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { shared: 'from-b' } };
+  const conflict = await apply(`${configmaps}/applied`, b, 'fieldManager=golden-b');
+  expect(conflict.status).toBe(409);
+  expect(conflict.body).toEqual({
+    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Conflict', code: 409,
+    message: 'Apply failed with 1 conflict: conflict with "golden-a": .data.shared',
+    details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "golden-a"', field: '.data.shared' }] },
+  });
+
+  const forced = await apply(`${configmaps}/applied`, b, 'fieldManager=golden-b&force=true');
+  expect(forced.status).toBe(200);
+  expect((forced.body as { data: unknown }).data).toEqual({ 'a-only': '1', shared: 'from-b' });
+  expect(entries(forced.body).map((e) => [e.manager, e.fieldsV1])).toEqual([
+    ['golden-a', { 'f:data': { 'f:a-only': {} }, 'f:metadata': { 'f:labels': { 'f:owner': {} } } }],
+    ['golden-b', { 'f:data': { 'f:shared': {} } }],
+  ]);
+
+  // golden-a no longer applies its label: only it owned it, so it goes; b's field stays.
+  const pruned = await apply(`${configmaps}/applied`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { 'a-only': '2' } }, 'fieldManager=golden-a');
+  expect(pruned.status).toBe(200);
+  const body = pruned.body as { data: unknown; metadata: { labels?: unknown } };
+  expect(body.data).toEqual({ 'a-only': '2', shared: 'from-b' });
+  expect(body.metadata.labels).toBeUndefined();
+});
+
+test('conflicts with several Update managers are listed under each, with its apiVersion', async () => {
+  await t.call('POST', deployments, { body: deployment('contested'), headers: { 'user-agent': 'kubectl-create/v1.35.0' } });
+  const r = await apply(`${deployments}/contested`, { ...deployment('contested', 'nginx:1.27'), spec: { ...deployment('contested', 'nginx:1.27').spec, replicas: 3 } }, 'fieldManager=kubectl');
+  expect(r.status).toBe(409);
+  expect((r.body as { message: string }).message).toBe(
+    'Apply failed with 2 conflicts: conflicts with "kubectl-create" using apps/v1:\n- .spec.replicas\n- .spec.template.spec.containers[name="nginx"].image',
+  );
+});
+
+test('apply refuses bodies kube refuses, with its messages', async () => {
+  const path = `${configmaps}/x`;
+  expect((await apply(path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'y' } }, 'fieldManager=m')).body).toMatchObject({ code: 400, message: 'the name of the object (y) does not match the name on the URL (x)' });
+  expect((await apply(path, { data: { a: 'b' }, metadata: { name: 'x' } }, 'fieldManager=m')).body).toMatchObject({ code: 400, message: 'invalid object type: /, Kind=' });
+  const unknown = await apply(path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, bogus: 1 }, 'fieldManager=m');
+  expect(unknown.status).toBe(500);
+  expect((unknown.body as { message: string }).message).toBe('failed to create typed patch object (/x; /v1, Kind=ConfigMap): .bogus: field not declared in schema');
+  const noManager = await apply(path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }, '');
+  expect(noManager.status).toBe(422);
+  expect((noManager.body as { message: string }).message).toBe('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+  const managed = await apply(path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', managedFields: [] } }, 'fieldManager=m');
+  expect((managed.body as { message: string }).message).toBe('metadata.managedFields must be nil');
+  const forceOnMerge = await t.call('PATCH', `${path}?force=true`, { body: {}, contentType: 'application/merge-patch+json' });
+  expect((forceOnMerge.body as { message: string }).message).toContain('force: Forbidden: may not be specified for non-apply patch');
+});
+
+test('a map-list item keyed by a defaulted key field is named with the default, as kube names container ports', async () => {
+  const r = await apply(`${deployments}/ports`, deployment('ports'), 'fieldManager=ci');
+  expect(r.status).toBe(201);
+  const [e] = entries(r.body);
+  expect(JSON.stringify(e.fieldsV1)).toContain('"f:ports":{"k:{\\"containerPort\\":80,\\"protocol\\":\\"TCP\\"}":{".":{},"f:containerPort":{}}}');
+});
+
+test('a client may reset the entries with an empty list; more than ten Update managers fold into ancient-changes', async () => {
+  const path = `${configmaps}/many`;
+  await t.call('POST', configmaps, { body: { metadata: { name: 'many' }, data: { k0: 'v' } }, headers: { 'user-agent': 'maker/1' } });
+  for (let i = 1; i <= 11; i++) {
+    const cur = (await t.call('GET', path)).body as { data: Record<string, string> };
+    cur.data[`k${i}`] = 'v';
+    expect((await t.call('PUT', `${path}?fieldManager=m${i}`, { body: cur })).status).toBe(200);
+  }
+  const managers = entries((await t.call('GET', path)).body).map((e) => e.manager);
+  expect(managers).toHaveLength(10);
+  expect(managers).toContain('ancient-changes');
+  const cur = (await t.call('GET', path)).body as { metadata: Record<string, unknown> };
+  cur.metadata.managedFields = [];
+  const reset = await t.call('PUT', path, { body: cur });
+  expect(entries(reset.body)).toEqual([]);
+});

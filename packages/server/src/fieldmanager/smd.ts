@@ -1,0 +1,97 @@
+/**
+ * The server's calls into structured-merge-diff (@windlass/patch): Update and Apply with the
+ * kind's type and reset fields, the validation kube runs when it converts an applied
+ * configuration to a typed value, and conflicts as kube's 409.
+ */
+import { newApplyConflict as conflictStatus, type StatusError } from '@windlass/machinery';
+import { Conflicts, FieldSet, listItemToPathElement, pathToString, PathElement, Updater, type JsonValue, type ManagedFields, type SmdType } from '@windlass/patch';
+import { printManager } from './managedfields.js';
+
+const updaters = new WeakMap<SmdType, Map<FieldSet | undefined, Updater>>();
+
+function updaterFor(type: SmdType, version: string, ignored: FieldSet | undefined): Updater {
+  let byIgnored = updaters.get(type);
+  if (!byIgnored) updaters.set(type, (byIgnored = new Map()));
+  let u = byIgnored.get(ignored);
+  if (!u) byIgnored.set(ignored, (u = new Updater({ type, ignoredFields: ignored ? new Map([[version, ignored]]) : undefined })));
+  return u;
+}
+
+/** Records `manager`'s update of `live` (undefined: a create) into `next`; returns the new ownership. */
+export function smdUpdate(live: JsonValue | undefined, next: JsonValue, type: SmdType, version: string, managers: ManagedFields, manager: string, ignored?: FieldSet): ManagedFields {
+  return updaterFor(type, version, ignored).Update(live, next, version, new Map(managers), manager).managers;
+}
+
+/** Server-side apply; `object` is undefined when the result equals `live`. Throws Conflicts. */
+export function smdApply(
+  live: JsonValue,
+  config: JsonValue,
+  type: SmdType,
+  version: string,
+  managers: ManagedFields,
+  manager: string,
+  force: boolean,
+  ignored?: FieldSet,
+): { object: JsonValue | undefined; managers: ManagedFields } {
+  return updaterFor(type, version, ignored).Apply(live, config, version, new Map(managers), manager, force);
+}
+
+/** kube's NewConflictError for SMD's Conflicts; undefined for any other error. */
+export function newApplyConflict(err: unknown): StatusError | undefined {
+  if (!(err instanceof Conflicts)) return undefined;
+  const cs = err.conflicts;
+  const causes = cs.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.manager)}`, field: pathToString(c.path) }));
+  let message: string;
+  if (cs.length === 1) {
+    message = `Apply failed with 1 conflict: conflict with ${printManager(cs[0].manager)}: ${pathToString(cs[0].path)}`;
+  } else {
+    const byManager = new Map<string, string[]>();
+    for (const c of cs) {
+      const paths = byManager.get(c.manager) ?? [];
+      paths.push(pathToString(c.path));
+      byManager.set(c.manager, paths);
+    }
+    const lines: string[] = [];
+    for (const m of [...byManager.keys()].sort()) lines.push(`conflicts with ${printManager(m)}:`, ...byManager.get(m)!.map((p) => `- ${p}`));
+    message = `Apply failed with ${cs.length} conflicts: ${lines.join('\n')}`;
+  }
+  return conflictStatus(causes, message);
+}
+
+/**
+ * What converting an applied configuration to a typed value refuses (SMD's validating
+ * walker): a field the schema does not declare where it allows no other keys, a map-list
+ * item without its keys, a repeated key. The first error, prefixed with its path.
+ */
+export function smdValidate(value: JsonValue, type: SmdType, path = ''): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  if (type.kind === 'map' && !Array.isArray(value)) {
+    for (const [key, v] of Object.entries(value)) {
+      const field = type.field(key);
+      const t = field ?? type.elementType;
+      const at = `${path}${PathElement.field(key).toString()}`;
+      if (!t) return `${at}: field not declared in schema`;
+      const problem = smdValidate(v, t, at);
+      if (problem) return problem;
+    }
+  } else if (type.kind === 'list' && Array.isArray(value)) {
+    const seen = new Set<string>();
+    for (let i = 0; i < value.length; i++) {
+      let pe: PathElement;
+      if (type.atomic) pe = PathElement.index(i);
+      else {
+        try {
+          pe = listItemToPathElement(type, value[i]);
+        } catch (err) {
+          return `${path}: element ${i}: ${(err as Error).message}`;
+        }
+        const id = pe.toString();
+        if (seen.has(id)) return `${path}: duplicate entries for key ${id}`;
+        seen.add(id);
+      }
+      const problem = smdValidate(value[i], type.elementType, `${path}${pe.toString()}`);
+      if (problem) return problem;
+    }
+  }
+  return undefined;
+}
