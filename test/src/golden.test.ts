@@ -3,7 +3,9 @@
  * replayed against Windlass on both backends with the reference's own compare.py. Every case
  * must answer as kube does (status codes and whole normalized bodies) unless it is listed in
  * test/golden/known-differences.json with its reason; a listed case that now passes fails
- * the test too, so the list only ever shrinks to what is really left.
+ * the test too, so the list only ever shrinks to what is really left. A second replay compares
+ * metadata.managedFields as well (server-side apply's field sets); the cases that differ only
+ * there are listed in test/golden/known-managedfields-differences.json.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -15,21 +17,23 @@ import { removeDir, startWindlass, tempDir, type RunningServer } from './harness
 
 const here = dirname(fileURLToPath(import.meta.url));
 const golden = join(here, '..', '..', '..', 'shared', 'reference', 'golden');
-const known: Record<string, string> = JSON.parse(readFileSync(join(here, '..', 'golden', 'known-differences.json'), 'utf8'));
-/** CRDs and server-side apply come with their own issues; issue 6's done-when leaves them out. */
-const only = '^(?!crd\\.|apiextensions\\.|apply\\.)';
+const readKnown = (file: string): Record<string, string> => JSON.parse(readFileSync(join(here, '..', 'golden', file), 'utf8'));
+const known = readKnown('known-differences.json');
+const knownManagedFields = { ...known, ...readKnown('known-managedfields-differences.json') };
+/** CRDs come with their own work; issue 6's done-when leaves them out. */
+const only = '^(?!crd\\.|apiextensions\\.)';
 
 interface CaseReport { id: string; passed: boolean; codes: boolean; diff: string[] }
 
-function replay(s: RunningServer): CaseReport[] {
-  const out = join(s.dataDir, 'golden-report.json');
+function replay(s: RunningServer, managedFields: boolean): CaseReport[] {
+  const out = join(s.dataDir, `golden-report-${managedFields}.json`);
   const r = spawnSync('/usr/bin/python3', [join(golden, 'compare.py'), '--kubeconfig', s.kubeconfig, '--golden', join(golden, 'responses.jsonl'),
-    '--only', only, '--without-managed-fields', '--quiet', '--json', out], { encoding: 'utf8', timeout: 240_000 });
+    '--only', only, ...(managedFields ? [] : ['--without-managed-fields']), '--quiet', '--json', out], { encoding: 'utf8', timeout: 240_000 });
   if (!existsSync(out)) throw new Error(`compare.py wrote no report (exit ${r.status}): ${r.stderr}`);
   return JSON.parse(readFileSync(out, 'utf8')) as CaseReport[];
 }
 
-function check(cases: CaseReport[]): void {
+function check(cases: CaseReport[], known: Record<string, string>): void {
   expect(cases.length).toBeGreaterThan(400);
   const unexpected = cases.filter((c) => !c.passed && !(c.id in known)).map((c) => `${c.id}: ${c.diff.slice(0, 3).join(' | ')}`);
   // A listed case that now passes must leave the list, unless its answer depends on timing ("sometimes: …").
@@ -56,6 +60,10 @@ describe.each(['embedded', 'etcd'])('golden replay on %s', (backend) => {
   });
 
   test('every case answers as kube-apiserver did, except the listed differences', () => {
-    check(replay(s));
+    check(replay(s, false), known);
+  }, 300_000);
+
+  test('managedFields too: every write records the field sets kube records', () => {
+    check(replay(s, true), knownManagedFields);
   }, 300_000);
 });

@@ -19,6 +19,7 @@ function converterFor(schemas: Schemas): TypeConverter {
  * a status write resets the spec and labels.
  */
 function resetFieldsOf(def: ResourceDefinition): Record<string, string[][]> | undefined {
+  if (def.resetFields) return def.resetFields;
   if (!def.subresources?.some((r) => r.name === 'status')) return undefined;
   return { '': [['status']], status: [['spec'], ['metadata', 'labels']] };
 }

@@ -274,6 +274,12 @@ export interface ResourceDefinition {
    */
   subresourceStrategies?: Record<string, StatusStrategy>;
   /**
+   * Fields writers through each path ('' the main resource, or a subresource) never own, where
+   * they differ from the rule for kinds with a status (main: status; status: spec and labels):
+   * kube's strategies' GetResetFields.
+   */
+  resetFields?: Record<string, string[][]>;
+  /**
    * Storage-version conversion, for resources served in several versions (autoscaling/v1 and
    * v2, core/v1 and events.k8s.io/v1 events): set on every served version that is not the
    * storage version. toStorage maps a body of this version to the storage version's form,

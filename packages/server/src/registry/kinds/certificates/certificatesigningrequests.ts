@@ -314,6 +314,12 @@ export const certificateSigningRequests: KindDefinition = {
     validate: (o) => validateCSR(o, validationOptions(o)),
     validateUpdate: (o, old) => validateCSRUpdate(o, old, validationOptions(o, old)),
   },
+  // The server writes spec (the requester) and the signer status; approvers own only conditions.
+  resetFields: {
+    '': [['spec'], ['status']],
+    status: [['spec'], ['status', 'conditions']],
+    approval: [['spec'], ['status', 'certificate']],
+  },
   subresourceStrategies: { status: statusStrategy, approval: approvalStrategy },
   admission: [recordRequester, subjectRestriction],
   selectableFields: { 'spec.signerName': (o) => str(obj(o.spec).signerName) },
