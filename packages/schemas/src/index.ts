@@ -13,3 +13,4 @@ export type { BuiltinResource, BuiltinSubresource } from './resources.js';
 export { builtinResourceTable } from './resources.js';
 export { DecodeError, DecodeTypeError, decoderFor, type ObjectDecoder } from './decoder.js';
 export { goDecoderFor, goEncoderFor, goRequestEncoderFor, loadGoTypes, type GoEncoder } from './gofill.js';
+export * as structural from './structural/index.js';

@@ -1,0 +1,97 @@
+/**
+ * The structural schema walkers against kube's behaviour: what pruning drops and names, what
+ * defaulting fills, and the field errors (paths, types and messages) kube's validator answers.
+ */
+import { applyDefaults, prune, pruneNulls } from './prune.js';
+import { validateCustomResource } from './validate.js';
+import type { StructuralSchema } from './schema.js';
+
+const schema: StructuralSchema = {
+  type: 'object',
+  required: ['spec'],
+  properties: {
+    spec: {
+      type: 'object',
+      required: ['image'],
+      properties: {
+        image: { type: 'string', pattern: '^[a-z0-9./-]+(:[a-zA-Z0-9._-]+)?$', maxLength: 20 },
+        replicas: { type: 'integer', minimum: 0, maximum: 10, default: 1 },
+        ratio: { type: 'number', minimum: 0, exclusiveMinimum: true },
+        size: { type: 'string', enum: ['small', 'medium'], default: 'medium' },
+        port: { 'x-kubernetes-int-or-string': true, default: 8080 },
+        note: { type: 'string', nullable: true },
+        dropped: { type: 'string' },
+        config: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+        labels: { type: 'object', additionalProperties: { type: 'string' }, maxProperties: 2 },
+        tags: { type: 'array', maxItems: 3, 'x-kubernetes-list-type': 'set', items: { type: 'string', minLength: 1 } },
+        ports: {
+          type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'],
+          items: { type: 'object', properties: { name: { type: 'string' }, protocol: { type: 'string', default: 'TCP' } } },
+        },
+        template: { type: 'object', 'x-kubernetes-embedded-resource': true, properties: { spec: { type: 'object' } } },
+        startAt: { type: 'string', format: 'date-time' },
+        data: { type: 'string', format: 'byte' },
+      },
+    },
+  },
+};
+
+test('pruning drops what the schema does not specify and names it; preserved, additional and embedded metadata are kept', () => {
+  const obj = {
+    apiVersion: 'x/v1', kind: 'W', metadata: { name: 'a', bogusMeta: 1 }, extra: true,
+    spec: {
+      image: 'nginx', unknown: { deep: 1 }, config: { anything: { goes: 1 } }, labels: { a: 'b' },
+      ports: [{ name: 'http', bogusToo: 1 }],
+      template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', junk: 1 }, spec: {}, other: 1 },
+    },
+  };
+  const unknown = prune(obj, schema);
+  expect(unknown.sort()).toEqual(['extra', 'metadata.bogusMeta', 'spec.ports[0].bogusToo', 'spec.template.metadata.junk', 'spec.template.other', 'spec.unknown']);
+  expect(obj).toEqual({
+    apiVersion: 'x/v1', kind: 'W', metadata: { name: 'a' },
+    spec: {
+      image: 'nginx', config: { anything: { goes: 1 } }, labels: { a: 'b' }, ports: [{ name: 'http' }],
+      template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: {} },
+    },
+  });
+});
+
+test('nulls of non-nullable fields without defaults are dropped, defaulted ones defaulted, nullable ones kept; list items defaulted', () => {
+  const obj: Record<string, unknown> = { spec: { image: 'x', dropped: null, note: null, replicas: null, ports: [{ name: 'a' }] } };
+  pruneNulls(obj, schema);
+  applyDefaults(obj, schema);
+  expect(obj.spec).toEqual({ image: 'x', note: null, replicas: 1, size: 'medium', port: 8080, ports: [{ name: 'a', protocol: 'TCP' }] });
+});
+
+const messages = (obj: Record<string, unknown>) => validateCustomResource(obj, schema).map((e) => `${e.field}: ${e.detail}`).sort();
+
+test('validation answers kube field paths and messages', () => {
+  expect(messages({ metadata: { name: 'a' } })).toEqual(['spec: Required value']);
+  expect(messages({ spec: {} })).toEqual(['spec.image: Required value']);
+  expect(messages({ spec: { image: 'UPPER', replicas: 11, ratio: 0, size: 'huge', port: true } })).toEqual([
+    'spec.image: Invalid value: "UPPER": spec.image in body should match \'^[a-z0-9./-]+(:[a-zA-Z0-9._-]+)?$\'',
+    'spec.port: Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"',
+    'spec.ratio: Invalid value: 0: spec.ratio in body should be greater than 0',
+    'spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10',
+    'spec.size: Unsupported value: "huge": supported values: "small", "medium"',
+  ]);
+  expect(messages({ spec: { image: 'a'.repeat(21), replicas: 'two', tags: ['a', 'a', '', 'b'], labels: { a: '1', b: '2', c: '3' } } })).toEqual([
+    'spec.image: Too long: may not be more than 20 bytes',
+    'spec.labels: Too many: 3: must have at most 2 items',
+    'spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"',
+    'spec.tags: Too many: 4: must have at most 3 items',
+    'spec.tags[1]: Duplicate value: "a"',
+    'spec.tags[2]: Invalid value: "": spec.tags[2] in body should be at least 1 chars long',
+  ]);
+  expect(messages({ spec: { image: 'x', ports: [{ name: 'a' }, { name: 'a' }], startAt: 'yesterday', data: 'not base64!' } })).toEqual([
+    'spec.data: Invalid value: "not base64!": spec.data in body must be of type byte: "not base64!"',
+    'spec.ports[1]: Duplicate value: map[string]interface {}{"name":"a"}',
+    'spec.startAt: Invalid value: "yesterday": spec.startAt in body must be of type date-time: "yesterday"',
+  ]);
+  expect(messages({ spec: { image: 'x', startAt: '2026-01-02T03:04:05Z', data: 'aGVsbG8=', note: null, port: 'http' } })).toEqual([]);
+});
+
+test('a format error is a TypeInvalid cause, a type error too, enum NotSupported', () => {
+  const types = validateCustomResource({ spec: { image: 'x', data: '!', replicas: 'a', size: 'big' } }, schema).map((e) => e.type).sort();
+  expect(types).toEqual(['FieldValueNotSupported', 'FieldValueTypeInvalid', 'FieldValueTypeInvalid']);
+});

@@ -1,0 +1,207 @@
+/**
+ * Validation of a custom resource against its version's schema, as the apiextensions-apiserver
+ * runs kube-openapi's validator and converts its results (pkg/apiserver/validation/validation.go
+ * kubeOpenAPIResultToFieldErrors): Required, NotSupported (enum), TooLong (maxLength), TooMany
+ * (maxItems, maxProperties), and Invalid with go-openapi's message for everything else
+ * (`spec.x in body should be less than or equal to 10`). Then kube's list-type checks
+ * (x-kubernetes-list-type set and map: duplicates). CEL rules are not evaluated.
+ */
+import { fieldErr, type FieldError } from '@windlass/machinery';
+import { child, index, isObject, type StructuralSchema } from './schema.js';
+import { checkFormat } from './formats.js';
+
+/** go-openapi's type name of a JSON value, as its type errors print it. */
+function jsonType(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v === 'object' ? 'object' : typeof v;
+}
+
+function typeMatches(type: string, v: unknown): boolean {
+  switch (type) {
+    case 'object': return isObject(v);
+    case 'array': return Array.isArray(v);
+    case 'string': return typeof v === 'string';
+    case 'boolean': return typeof v === 'boolean';
+    case 'integer': return typeof v === 'number' && Number.isInteger(v);
+    case 'number': return typeof v === 'number';
+    default: return true;
+  }
+}
+
+/** go-openapi's messages name the field as `<path> in body`; the root's path is empty. */
+const inBody = (path: string) => `${path} in body`;
+
+/** %v of a float64 as Go prints it. */
+const goNumber = (n: number) => String(n);
+
+function tooMany(field: string, actual: number, max: number): FieldError {
+  return { type: 'FieldValueTooMany' as FieldError['type'], field, detail: `Too many: ${actual}: must have at most ${max} ${max === 1 ? 'item' : 'items'}` };
+}
+
+/** Compiled patterns: CRD schemas repeat them on every object validated. */
+const patterns = new Map<string, RegExp | null>();
+
+function patternOf(p: string): RegExp | null {
+  let re = patterns.get(p);
+  if (re === undefined) {
+    try {
+      re = new RegExp(p, 'u');
+    } catch {
+      re = null;
+    }
+    patterns.set(p, re);
+  }
+  return re;
+}
+
+/** Deep equality of JSON values (enum membership, list-set duplicates). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  if (isObject(a) && isObject(b)) {
+    const ka = Object.keys(a);
+    return ka.length === Object.keys(b).length && ka.every((k) => k in b && jsonEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** Validates `value` at `path` against `s`, appending kube's field errors. */
+export function validateValue(value: unknown, s: StructuralSchema, path: string, errs: FieldError[]): void {
+  if (value === null) {
+    if (s.nullable) return;
+    if (s.type) errs.push(fieldErr.typeInvalid(path, 'null', `${inBody(path)} must be of type ${s.type}: "null"`));
+    return;
+  }
+  if (s['x-kubernetes-int-or-string']) {
+    if (typeof value !== 'string' && !(typeof value === 'number' && Number.isInteger(value))) {
+      errs.push(fieldErr.typeInvalid(path, jsonType(value), `${inBody(path)} must be of type integer,string: ${JSON.stringify(jsonType(value))}`));
+      return;
+    }
+  } else if (s.type && !typeMatches(s.type, value)) {
+    errs.push(fieldErr.typeInvalid(path, jsonType(value), `${inBody(path)} must be of type ${s.type}: ${JSON.stringify(jsonType(value))}`));
+    return;
+  }
+  for (const sub of s.allOf ?? []) validateValue(value, sub, path, errs);
+  if (s.anyOf?.length) {
+    const ok = s.anyOf.some((sub) => {
+      const e: FieldError[] = [];
+      validateValue(value, sub, path, e);
+      return e.length === 0;
+    });
+    if (!ok) errs.push(fieldErr.invalid(path, '', `${inBody(path)} must validate at least one schema (anyOf)`));
+  }
+  if (s.oneOf?.length) {
+    const passing = s.oneOf.filter((sub) => {
+      const e: FieldError[] = [];
+      validateValue(value, sub, path, e);
+      return e.length === 0;
+    }).length;
+    if (passing !== 1) errs.push(fieldErr.invalid(path, '', `${inBody(path)} must validate one and only one schema (oneOf)`));
+  }
+  if (s.not) {
+    const e: FieldError[] = [];
+    validateValue(value, s.not, path, e);
+    if (e.length === 0) errs.push(fieldErr.invalid(path, '', `${inBody(path)} must not validate the schema (not)`));
+  }
+  if (typeof value === 'string') validateString(value, s, path, errs);
+  else if (typeof value === 'number') validateNumber(value, s, path, errs);
+  if (s.enum && !s.enum.some((e) => jsonEqual(e, value))) {
+    errs.push(fieldErr.notSupported(path, value, s.enum.map((e) => (typeof e === 'string' ? e : JSON.stringify(e)))));
+  }
+  if (Array.isArray(value)) validateArray(value, s, path, errs);
+  else if (isObject(value)) validateObject(value, s, path, errs);
+}
+
+function validateString(v: string, s: StructuralSchema, path: string, errs: FieldError[]): void {
+  if (s.maxLength !== undefined && [...v].length > s.maxLength) errs.push(fieldErr.tooLong(path, s.maxLength));
+  if (s.minLength !== undefined && [...v].length < s.minLength) errs.push(fieldErr.invalid(path, v, `${inBody(path)} should be at least ${s.minLength} chars long`));
+  if (s.pattern !== undefined) {
+    const re = patternOf(s.pattern);
+    if (re && !re.test(v)) errs.push(fieldErr.invalid(path, v, `${inBody(path)} should match '${s.pattern}'`));
+  }
+  if (s.format && (s.type === 'string' || s.type === undefined) && !checkFormat(s.format, v)) {
+    errs.push(fieldErr.typeInvalid(path, v, `${inBody(path)} must be of type ${s.format}: ${JSON.stringify(v)}`));
+  }
+}
+
+function validateNumber(v: number, s: StructuralSchema, path: string, errs: FieldError[]): void {
+  if (s.maximum !== undefined && (s.exclusiveMaximum ? v >= s.maximum : v > s.maximum)) {
+    errs.push(fieldErr.invalid(path, v, `${inBody(path)} should be less than ${s.exclusiveMaximum ? '' : 'or equal to '}${goNumber(s.maximum)}`));
+  }
+  if (s.minimum !== undefined && (s.exclusiveMinimum ? v <= s.minimum : v < s.minimum)) {
+    errs.push(fieldErr.invalid(path, v, `${inBody(path)} should be greater than ${s.exclusiveMinimum ? '' : 'or equal to '}${goNumber(s.minimum)}`));
+  }
+  if (s.multipleOf !== undefined && s.multipleOf !== 0 && !Number.isInteger(v / s.multipleOf)) {
+    errs.push(fieldErr.invalid(path, v, `${inBody(path)} should be a multiple of ${goNumber(s.multipleOf)}`));
+  }
+}
+
+function validateArray(v: unknown[], s: StructuralSchema, path: string, errs: FieldError[]): void {
+  if (s.maxItems !== undefined && v.length > s.maxItems) errs.push(tooMany(path, v.length, s.maxItems));
+  if (s.minItems !== undefined && v.length < s.minItems) errs.push(fieldErr.invalid(path, v.length, `${inBody(path)} should have at least ${s.minItems} items`));
+  if (s.items) v.forEach((item, i) => validateValue(item, s.items!, index(path, i), errs));
+  validateListType(v, s, path, errs);
+}
+
+function validateObject(v: Record<string, unknown>, s: StructuralSchema, path: string, errs: FieldError[]): void {
+  const n = Object.keys(v).length;
+  if (s.maxProperties !== undefined && n > s.maxProperties) errs.push(tooMany(path, n, s.maxProperties));
+  if (s.minProperties !== undefined && n < s.minProperties) errs.push(fieldErr.invalid(path, n, `${inBody(path)} should have at least ${s.minProperties} properties`));
+  for (const r of s.required ?? []) if (!(r in v)) errs.push(fieldErr.required(child(path, r)));
+  const additional = isObject(s.additionalProperties) ? (s.additionalProperties as StructuralSchema) : undefined;
+  for (const [key, val] of Object.entries(v)) {
+    const prop = s.properties?.[key] ?? additional;
+    if (prop) validateValue(val, prop, child(path, key), errs);
+  }
+}
+
+/** Go's %#v of a map[string]interface{} of a list-map item's keys, as field.Duplicate prints it. */
+function goKeyMap(keys: Record<string, unknown>): string {
+  const entries = Object.keys(keys).sort().map((k) => `${JSON.stringify(k)}:${goValue(keys[k])}`);
+  return `map[string]interface {}{${entries.join(', ')}}`;
+}
+
+function goValue(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'number') return Number.isInteger(v) ? `${v}` : String(v);
+  if (v === undefined || v === null) return 'interface {}(nil)';
+  return String(v);
+}
+
+/** kube's listtype.ValidateListSetsAndMaps: items of a set, and the keys of a map's items, are unique. */
+function validateListType(v: unknown[], s: StructuralSchema, path: string, errs: FieldError[]): void {
+  const listType = s['x-kubernetes-list-type'];
+  if (listType === 'set') {
+    for (let i = 0; i < v.length; i++) {
+      if (v.slice(0, i).some((x) => jsonEqual(x, v[i]))) {
+        errs.push({ type: 'FieldValueDuplicate', field: index(path, i), detail: `Duplicate value: ${typeof v[i] === 'object' ? JSON.stringify(v[i]) : JSON.stringify(v[i])}` });
+      }
+    }
+  } else if (listType === 'map') {
+    const keys = s['x-kubernetes-list-map-keys'] ?? [];
+    const seen: Record<string, unknown>[] = [];
+    v.forEach((item, i) => {
+      if (!isObject(item)) return;
+      const k: Record<string, unknown> = {};
+      for (const key of keys) {
+        // A missing key takes its default, as kube's map-list key does.
+        k[key] = key in item ? item[key] : s.items?.properties?.[key]?.default;
+      }
+      if (seen.some((o) => jsonEqual(o, k))) errs.push({ type: 'FieldValueDuplicate', field: index(path, i), detail: `Duplicate value: ${goKeyMap(k)}` });
+      else seen.push(k);
+    });
+  }
+}
+
+/** Validates a whole custom resource (its metadata is validated apart, as kube's ObjectMeta). */
+export function validateCustomResource(obj: Record<string, unknown>, schema: StructuralSchema | undefined): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!schema) return errs;
+  // The root's metadata is validated as ObjectMeta; the schema only says it is required.
+  const rootSchema: StructuralSchema = { ...schema, properties: { ...(schema.properties ?? {}) } };
+  delete rootSchema.properties!.metadata;
+  validateValue(obj, rootSchema, '', errs);
+  return errs;
+}
