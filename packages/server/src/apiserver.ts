@@ -10,7 +10,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { failure, newMethodNotAllowed, newMethodNotSupported, newRequestEntityTooLarge, newUnauthorized, newBadRequest } from '@windlass/machinery';
+import { failure, newNotFound, newMethodNotAllowed, newMethodNotSupported, newRequestEntityTooLarge, newUnauthorized, newBadRequest } from '@windlass/machinery';
 import type { Storage } from '@windlass/storage';
 import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
 import { APIRegistry, builtinResources } from './registry/index.js';
@@ -50,6 +50,7 @@ import { compactRoute } from './compactendpoint.js';
 import { identityRoute } from './identityendpoint.js';
 import { Cacher, defaultCacherOptions, type CacherOptions } from './cacher/cacher.js';
 import { RegistryWatch } from './cacher/registrywatch.js';
+import { CRDController, refuseCreateWhileTerminating } from './crd/controller.js';
 import { ServerOperations, type OperationsOptions, type ResourceHandler } from './filters/operations.js';
 import { healthRoutes, withTimeout, type HealthCheck } from './filters/health.js';
 
@@ -133,6 +134,45 @@ export class APIServer {
   /** Set once shutdown stops taking new connections: answers then close theirs. */
   private draining = false;
   private listenerClosed?: Promise<void>;
+  private readonly cachers = new Map<string, Cacher>();
+  private cacherOptions!: CacherOptions;
+  private ctx!: StoreContext;
+  /** Serves the resources of CustomResourceDefinitions (crd/controller.ts). */
+  readonly crdController: CRDController;
+
+  /**
+   * Serves resources added at run time (custom resources): each gets a Store, the watch cache
+   * of its key prefix (shared by its versions) joining the registry watch, and namespace admission.
+   */
+  addResources(defs: ResourceDefinition[]): void {
+    for (const def of defs) this.registry.add(def);
+    const namespaces = this.storeFor('', 'v1', 'namespaces')!;
+    for (const def of defs) {
+      this.operations.addResource(def);
+      const storageDef = def.conversion ? this.registry.lookup(def.conversion.storageGroup ?? def.group, def.conversion.storageVersion, def.resource) : undefined;
+      const store = new Store(def, this.storage, this.opts.registryPrefix ?? '/registry', storageDef);
+      let cacher = this.cachers.get(store.resourcePrefix);
+      if (!cacher) this.cachers.set(store.resourcePrefix, (cacher = new Cacher(store.resourcePrefix, this.storage, this.cacherOptions, this.registryWatch, store.attrsOf)));
+      store.cacher = cacher;
+      store.ctx = this.ctx;
+      if (def.namespaced) store.addCreateAdmission(namespaceExists(namespaces));
+      store.addCreateAdmission(async () => refuseCreateWhileTerminating(this.crdController, def));
+      this.stores.set(def, store);
+    }
+  }
+
+  /** Stops serving resources added by addResources; a key prefix no longer served drops its watch cache. */
+  removeResources(defs: ResourceDefinition[]): void {
+    for (const def of defs) {
+      this.registry.remove(def);
+      const store = this.stores.get(def);
+      this.stores.delete(def);
+      if (!store?.cacher || [...this.stores.values()].some((s) => s.cacher === store.cacher)) continue;
+      store.cacher.stop();
+      this.registryWatch.remove(store.resourcePrefix);
+      this.cachers.delete(store.resourcePrefix);
+    }
+  }
 
   constructor(private opts: APIServerOptions) {
     this.registry = new APIRegistry(opts.resources ?? builtinResources);
@@ -146,7 +186,8 @@ export class APIServer {
     this.registryWatch = new RegistryWatch(storage, `${prefix}/`, { consistencyWaitMs: cacherOptions.consistencyWaitMs });
     // One watch cache per stored resource per replica, all fed by one storage watch, however many
     // clients watch; the versions of a resource (autoscaling/v1 and v2) share its keys and cache.
-    const cachers = new Map<string, Cacher>();
+    const cachers = this.cachers;
+    this.cacherOptions = cacherOptions;
     for (const def of this.registry.all()) {
       const storageDef = def.conversion ? this.registry.lookup(def.conversion.storageGroup ?? def.group, def.conversion.storageVersion, def.resource) : undefined;
       const store = new Store(def, storage, prefix, storageDef);
@@ -159,21 +200,30 @@ export class APIServer {
     }
     const ctx: StoreContext = { storage, registryPrefix: prefix, services: opts.services ?? defaultServiceRanges, lookup: (group, resource) => this.admissionLookup(group, resource) };
     for (const store of this.stores.values()) store.ctx = ctx;
+    this.ctx = ctx;
     if (opts.admissionControlConfigFile) applyAdmissionConfigurationFile(ctx, opts.admissionControlConfigFile);
     const namespaces = this.storeFor('', 'v1', 'namespaces')!;
     const namespacedStores = [...this.stores.values()].filter((s) => s.def.namespaced && s.cacher);
-    const perKeyPrefix = [...new Map(namespacedStores.map((s) => [s.resourcePrefix, s])).values()];
+    // Custom resources come and go with their CRDs: the controllers ask for the current stores.
+    const perKeyPrefix = () => [...new Map([...this.stores.values()].filter((s) => s.def.namespaced && s.cacher).map((s) => [s.resourcePrefix, s])).values()];
     for (const s of namespacedStores) s.addCreateAdmission(namespaceExists(namespaces));
     // kube's ServiceAccount controller: every namespace gets its `default` ServiceAccount, which
     // pods run as unless they name another (the ServiceAccount admission plugin requires it).
     namespaces.addAfterCreate((ns) => this.ensureDefaultServiceAccount(ns.metadata.name!));
-    this.namespaceController = new NamespaceController(namespaces, () => perKeyPrefix);
-    this.quotaController = new ResourceQuotaController((group, resource) => this.admissionLookup(group, resource), () => perKeyPrefix);
+    this.namespaceController = new NamespaceController(namespaces, perKeyPrefix);
+    this.quotaController = new ResourceQuotaController((group, resource) => this.admissionLookup(group, resource), perKeyPrefix);
     // One store per stored resource for the garbage collector, the storage version's where versions share keys.
-    const byPrefix = new Map<string, Store>();
-    for (const s of this.stores.values()) if (s.cacher && (!byPrefix.has(s.resourcePrefix) || s.kind === s.def)) byPrefix.set(s.resourcePrefix, s);
-    const gcStores = [...byPrefix.values()];
-    this.garbageCollector = new GarbageCollector(() => gcStores);
+    const gcStores = () => {
+      const byPrefix = new Map<string, Store>();
+      for (const s of this.stores.values()) if (s.cacher && (!byPrefix.has(s.resourcePrefix) || s.kind === s.def)) byPrefix.set(s.resourcePrefix, s);
+      return [...byPrefix.values()];
+    };
+    this.garbageCollector = new GarbageCollector(gcStores);
+    this.crdController = new CRDController(this.storeFor('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!, {
+      addResources: (defs) => this.addResources(defs),
+      removeResources: (defs) => this.removeResources(defs),
+      storeOf: (def) => this.stores.get(def),
+    });
     this.compactor = new Compactor({
       storage: storage, key: compactKey(prefix), intervalMs: opts.compactionIntervalMs ?? defaultCompactionIntervalMs,
       onCompacted: (revision) => this.compacted(revision),
@@ -246,7 +296,7 @@ export class APIServer {
       (path, verb, dryRun, code, seconds, bytes) => this.operations.requests.nonResourceRoute(path, '', verb, dryRun).observe(code, seconds, bytes),
     ));
     app.use(nonResourceMetrics(this.operations.requests));
-    app.use(openAPIRoutes(this.registry));
+    app.use(openAPIRoutes(this.registry, this.crdController));
     app.use((req, res) => this.serveNonResource(req, res));
     app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
       const e = err as { type?: string; limit?: number };
@@ -390,7 +440,10 @@ export class APIServer {
     const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!def) throw notFoundStatus();
     // A cluster-scoped kind has no namespaced paths (a namespace's own path names it, not a namespace).
-    if (!def.namespaced && info.namespace && def.resource !== 'namespaces') throw notFoundStatus();
+    if (!def.namespaced && info.namespace && def.resource !== 'namespaces') {
+      if (def.customResource) return notFoundPage(res);
+      throw notFoundStatus();
+    }
     const negotiated: Negotiated = negotiate(req.headers.accept, { watch: info.verb === 'watch', userAgent: req.headers['user-agent'], pretty: query.get('pretty') });
     if (info.subresource) return this.serveSubresource(req, res, info, query, def, negotiated);
     if (!def.verbs.includes(info.verb)) throw newMethodNotSupported({ group: def.group, resource: def.resource }, info.verb);
@@ -447,6 +500,7 @@ export class APIServer {
     }
     const wholeObject = sub && (sub.name === 'status' || def.subresourceStrategies?.[sub.name] !== undefined);
     const scale = sub?.name === 'scale' && def.scale !== undefined;
+    if (!sub && def.customResource) throw newNotFound({ group: def.group, resource: def.resource }, info.name);
     if (!sub || !(wholeObject || scale) || !sub.verbs.includes(info.verb) || !['get', 'update', 'patch'].includes(info.verb)) return refuseSubresource(def, info);
     const body = verbsWithBody.has(info.verb) ? await readBody(req, res) : noBody;
     const scope = this.scope(req, res, info, query, def, negotiated, body);
@@ -506,6 +560,7 @@ export class APIServer {
     await Promise.all([...this.stores.values()].map((s) => s.cacher?.whenReady()));
     this.quotaController.start();
     this.garbageCollector.start();
+    this.crdController.start();
     const server = this.opts.tls ? https.createServer({ cert: this.opts.tls.cert, key: this.opts.tls.key }, this.handle) : http.createServer(this.handle);
     // Watches are long-lived: no socket timeout; keep-alive sockets are reused by clients.
     server.requestTimeout = 0;
@@ -577,6 +632,7 @@ export class APIServer {
     this.namespaceController.stop();
     this.quotaController.stop();
     this.garbageCollector.stop();
+    this.crdController.stop();
     this.compactor.stop();
     for (const store of this.stores.values()) store.cacher?.stop();
     this.registryWatch.stop();

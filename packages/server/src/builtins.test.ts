@@ -156,7 +156,7 @@ describeBackends('built-in resources', (ctx) => {
     await t.call('POST', '/api/v1/namespaces/default/services', { body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ port: 80 }] } } });
     await t.call('POST', '/api/v1/namespaces/default/endpoints', { body: { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 's' } } });
     await t.call('POST', '/apis/networking.k8s.io/v1/namespaces/default/ingresses', { body: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'i' }, spec: { defaultBackend: { service: { name: 's', port: { number: 80 } } } } } });
-    await t.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' } } });
+    await t.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' }, spec: { group: 'example.com', scope: 'Namespaced', names: { plural: 'widgets', kind: 'Widget' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }] } } });
     const keys = (await ctx.storage.range(ctx.prefix + 'registry/', { prefix: true })).items.map((kv) => kv.key.slice(ctx.prefix.length));
     expect(keys).toEqual(expect.arrayContaining([
       'registry/services/specs/default/s', 'registry/services/endpoints/default/s', 'registry/ingress/default/i',

@@ -19,6 +19,15 @@ import { createHash } from 'node:crypto';
 import { buildOpenAPIV2, buildOpenAPIV3, loadSchemas, openAPIV3Hash, openAPIV3Index } from '@windlass/schemas';
 import { openAPIV2Protobuf } from './openapiv2proto.js';
 import type { APIRegistry } from './registry/index.js';
+import type { ResourceDefinition } from './registry/types.js';
+import { customOpenAPIV2, customOpenAPIV3 } from './crd/openapi.js';
+import { schemaOfDefinition } from './crd/resources.js';
+
+/** The custom resources served, and a counter that changes whenever they do. */
+export interface CustomResourcesOpenAPI {
+  readonly generation: number;
+  definitions(): ResourceDefinition[];
+}
 import { gziphandlerAcceptsGzip, parseAccept, serveContent, writeEmpty, type AcceptClause } from './servecontent.js';
 
 /** A document as kube-openapi caches it: its JSON bytes, their hash, and when they were built. */
@@ -129,25 +138,43 @@ function sortedIndex(index: { paths: Record<string, unknown> }): string {
   return JSON.stringify({ paths: Object.fromEntries(keys.map((k) => [k, index.paths[k]])) });
 }
 
-export function openAPIRoutes(registry: APIRegistry): (req: Request, res: Response, next: NextFunction) => void {
-  const served = () => registry.all().map((d) => ({ group: d.group, version: d.version, kind: d.kind, resource: d.resource, namespaced: d.namespaced }));
-  // Documents are built once, at the first request that needs them: the served kinds do not change while the process runs.
+export function openAPIRoutes(registry: APIRegistry, custom?: CustomResourcesOpenAPI): (req: Request, res: Response, next: NextFunction) => void {
+  const isCustom = (d: ResourceDefinition) => custom?.definitions().includes(d) === true;
+  const served = () => registry.all().filter((d) => !isCustom(d)).map((d) => ({ group: d.group, version: d.version, kind: d.kind, resource: d.resource, namespaced: d.namespaced }));
+  // Documents are built at the first request that needs them, again once custom resources changed.
   let v2: { json: Built; doc: unknown; protobuf?: Built } | undefined;
   let v3Index: { json: string; keys: Set<string> } | undefined;
   const v3 = new Map<string, Built>();
+  let generation = custom?.generation;
+  const customGV = (gv: string) => custom?.definitions().filter((d) => `${d.group}/${d.version}` === gv) ?? [];
+  const customV3 = async (gv: string) => customOpenAPIV3(customGV(gv), (d) => schemaOfDefinition(d), buildOpenAPIV3(await loadSchemas(), 'autoscaling/v1', served()));
   const index = async () => {
     if (!v3Index) {
       const doc = openAPIV3Index(await loadSchemas(), registry.groupVersions(), served()) as { paths: Record<string, unknown> };
+      for (const gv of new Set(custom?.definitions().map((d) => `${d.group}/${d.version}`) ?? [])) {
+        doc.paths[`apis/${gv}`] = { serverRelativeURL: `/openapi/v3/apis/${gv}?hash=${openAPIV3Hash(await customV3(gv))}` };
+      }
       v3Index = { json: sortedIndex(doc), keys: new Set(Object.keys(doc.paths)) };
     }
     return v3Index;
   };
   const serve = async (req: Request, res: Response): Promise<boolean> => {
     const path = req.path;
+    if (custom && custom.generation !== generation) {
+      generation = custom.generation;
+      v2 = undefined;
+      v3Index = undefined;
+      v3.clear();
+    }
     if (path === '/openapi/v2') {
       const schemas = await loadSchemas();
       if (!v2) {
-        const doc = buildOpenAPIV2(schemas, served());
+        const doc = buildOpenAPIV2(schemas, served()) as { definitions: Record<string, unknown>; paths: Record<string, unknown> };
+        if (custom) {
+          const extra = customOpenAPIV2(custom.definitions(), (d) => schemaOfDefinition(d));
+          Object.assign(doc.definitions, extra.definitions);
+          Object.assign(doc.paths, extra.paths);
+        }
         v2 = { json: built(JSON.stringify(doc)), doc };
       }
       const current = v2;
@@ -174,7 +201,7 @@ export function openAPIRoutes(registry: APIRegistry): (req: Request, res: Respon
     }
     let doc = v3.get(key);
     if (!doc) {
-      const spec = buildOpenAPIV3(await loadSchemas(), gv, served());
+      const spec = customGV(gv).length > 0 ? await customV3(gv) : buildOpenAPIV3(await loadSchemas(), gv, served());
       doc = built(JSON.stringify(spec), openAPIV3Hash(spec));
       v3.set(key, doc);
     }

@@ -55,6 +55,11 @@ export class RegistryWatch {
     this.revisions = new RevisionReader(storage);
   }
 
+  /** Stops feeding a target (the watch cache of a custom resource whose CRD went away). */
+  remove(prefix: string): void {
+    this.targets.delete(prefix);
+  }
+
   add(target: RegistryWatchTarget): void {
     if (!target.prefix.startsWith(this.prefix)) throw new Error(`${target.prefix} is outside the registry prefix ${this.prefix}`);
     this.targets.set(target.prefix, target);

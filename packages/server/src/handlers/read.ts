@@ -42,20 +42,24 @@ export async function listResource(s: RequestScope): Promise<void> {
     case 'PartialObjectMetadata':
       return writeObject(s.res, 200, partialObjectMetadataList(objects(), listMeta), s.negotiated, s.gzip);
   }
+  // An unstructured list (custom resources) always writes continue, and its items keep kind and apiVersion.
+  const unstructured = s.def.customResource === true;
+  if (unstructured) listMeta.continue ??= '';
   if (s.negotiated.mediaType === 'application/json' && !s.negotiated.pretty) {
     // The hot path: each item's bytes were encoded once and are shared with every other list and watch.
     const head = `{"kind":${JSON.stringify(s.def.listKind)},"apiVersion":${JSON.stringify(groupVersion(s.def))},"metadata":${JSON.stringify(listMeta)},"items":[`;
     const parts: Buffer[] = [Buffer.from(head)];
     result.items.forEach((item, i) => {
       if (i > 0) parts.push(comma);
-      item.pushItem(parts);
+      if (unstructured) parts.push(item.objectBytes());
+      else item.pushItem(parts);
     });
     parts.push(tail);
     writeBytes(s.res, 200, Buffer.concat(parts), 'application/json', s.gzip);
     return;
   }
   // Items of a typed list carry no kind/apiVersion of their own, as in kube's responses.
-  const items = objects().map(({ kind: _k, apiVersion: _a, ...rest }) => rest);
+  const items = unstructured ? objects() : objects().map(({ kind: _k, apiVersion: _a, ...rest }) => rest);
   writeObject(s.res, 200, { kind: s.def.listKind, apiVersion: groupVersion(s.def), metadata: listMeta, items }, s.negotiated, s.gzip);
 }
 

@@ -22,6 +22,7 @@ type WithDecoder = ResourceDefinition & { [kDecoder]?: ObjectDecoder | null };
 export async function typedDecoder(def: ResourceDefinition): Promise<ObjectDecoder | null> {
   const d = def as WithDecoder;
   if (d[kDecoder] !== undefined) return d[kDecoder];
+  if (def.decoder) return (d[kDecoder] = def.decoder as ObjectDecoder);
   const [schemas] = await Promise.all([loadedSchemas() ?? loadSchemas(), loadGoTypes()]);
   const decode = decoderFor(schemas, def) ?? null;
   const prune = goDecoderFor(schemas, def) ?? null;

@@ -1,4 +1,5 @@
 /** create (POST), update (PUT) and patch (PATCH). */
+import { newUnsupportedMediaType } from '@windlass/machinery';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '@windlass/patch';
 import { loadedSchemas, loadSchemas, patchMetaFor } from '@windlass/schemas';
 import { applyPatchType, requireBodyType, patchBodyTypes } from '../negotiation.js';
@@ -68,6 +69,7 @@ export async function updateResource(s: RequestScope): Promise<void> {
 
 export async function patchResource(s: RequestScope): Promise<void> {
   const patchType = requireBodyType(s.req.headers['content-type'], patchBodyTypes);
+  if (s.def.patchTypes && !s.def.patchTypes.includes(patchType)) throw newUnsupportedMediaType(patchType, [...s.def.patchTypes]);
   if (patchType === applyPatchType) return applyResource(s);
   const opts = writeOptions(s, 'PatchOptions');
   const body = s.body;

@@ -33,6 +33,23 @@ export class APIRegistry {
     this.groups.set(def.group, versions);
   }
 
+  /** Stops serving a definition added before (a custom resource whose CRD went away or changed). */
+  remove(def: ResourceDefinition): void {
+    const key = `${def.group}/${def.version}/${def.resource}`;
+    if (this.byGVR.get(key) !== def) return;
+    this.byGVR.delete(key);
+    const gv = groupVersion(def);
+    const list = (this.gvs.get(gv) ?? []).filter((d) => d !== def);
+    if (list.length > 0) {
+      this.gvs.set(gv, list);
+      return;
+    }
+    this.gvs.delete(gv);
+    const versions = (this.groups.get(def.group) ?? []).filter((v) => v !== def.version);
+    if (versions.length > 0) this.groups.set(def.group, versions);
+    else this.groups.delete(def.group);
+  }
+
   lookup(group: string, version: string, resource: string): ResourceDefinition | undefined {
     return this.byGVR.get(`${group}/${version}/${resource}`);
   }

@@ -333,6 +333,19 @@ export interface ResourceDefinition {
    * `v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice`.
    */
   deprecation?: string;
+  /**
+   * Served for a CustomResourceDefinition: kube's crdHandler answers a namespaced path of a
+   * cluster-scoped kind with the plain 404 page and an unknown subresource with NotFound, and
+   * lists always carry `metadata.continue`.
+   */
+  customResource?: boolean;
+  /** The PATCH media types accepted, when not all of them (custom resources: no strategic merge patch, 415 as kube answers). */
+  patchTypes?: readonly string[];
+  /**
+   * Typed decoding of a body for kinds no built-in schema describes (custom resources: pruning
+   * to the CRD's schema, which appends the paths of dropped fields to `unknown`, then defaulting).
+   */
+  decoder?: (obj: KubeObject, unknown: string[]) => void;
 }
 
 export function groupVersion(def: { group: string; version: string }): string {
