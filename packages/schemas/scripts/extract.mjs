@@ -28,11 +28,12 @@ const EXTRA_DEFINITIONS = [
 /**
  * Properties named `description` went with the descriptions stripped from the reference
  * document; these Go types do have one (k8s.io/api scheduling/v1 PriorityClass,
- * apiextensions/v1 JSONSchemaProps), and decoding would drop it as unknown.
+ * apiextensions/v1 JSONSchemaProps and CustomResourceColumnDefinition), and decoding would drop it as unknown.
  */
 const RESTORED_PROPERTIES = {
   'io.k8s.api.scheduling.v1.PriorityClass': { description: { type: 'string' } },
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps': { description: { type: 'string' } },
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceColumnDefinition': { description: { type: 'string' } },
 };
 
 const source = resolve(pkgDir, process.argv[2] ?? '../../../shared/reference/openapi-v2.json');

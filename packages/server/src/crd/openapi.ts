@@ -107,6 +107,11 @@ function pathsV2(def: ResourceDefinition): Record<string, JsonObject> {
   return paths;
 }
 
+/** The v2 schema of a custom resource version, for server-side apply's field manager. */
+export function fieldManagerSchema(def: ResourceDefinition, schema: JsonObject | undefined): JsonObject {
+  return kindSchema(def, schema, (name) => `#/definitions/${name}`, true);
+}
+
 /** Definitions and paths of the served custom resources, added to /openapi/v2. */
 export function customOpenAPIV2(defs: ResourceDefinition[], schemaOf: SchemaOf): { definitions: Record<string, JsonObject>; paths: Record<string, JsonObject> } {
   const ref = (name: string) => `#/definitions/${name}`;

@@ -14,6 +14,8 @@ import type { KubeObject, ResourceDefinition, ScaleDefinition, StatusStrategy, S
 import { nameIsDNSSubdomain } from '../registry/names.js';
 import { resourceQuotaAdmission } from '../admission/resourcequota.js';
 import { compileJSONPath } from './jsonpath.js';
+import { fieldManagerSchema } from './openapi.js';
+import { humanDuration } from '../registry/age.js';
 import type { CRD, CRDVersion, PrinterColumn } from './types.js';
 
 /** The patch types kube accepts for custom resources: no strategic merge patch (no Go struct to read patch keys from). */
@@ -153,8 +155,12 @@ function cellFor(type: string, v: unknown): unknown {
       return typeof v === 'number' ? v : null;
     case 'boolean':
       return typeof v === 'boolean' ? v : null;
-    case 'date':
-      return typeof v === 'string' ? v : null;
+    case 'date': {
+      // metatable.ConvertToHumanReadableDateType: the age, as kubectl prints it.
+      if (typeof v !== 'string') return null;
+      const at = Date.parse(v);
+      return Number.isNaN(at) ? '<invalid>' : humanDuration(Date.now() - at);
+    }
     default:
       return v;
   }
@@ -244,6 +250,7 @@ export function crdResources(crd: CRD): CRDResources {
     };
     if (subresources.length > 0) def.subresources = subresources;
     if (schema) schemas.set(def, schema);
+    def.openAPISchema = fieldManagerSchema(def, schema as Record<string, unknown> | undefined);
     if (accepted.shortNames?.length) def.shortNames = accepted.shortNames;
     if (accepted.categories?.length) def.categories = accepted.categories;
     if (scale) def.scale = scaleDefinition(scale);

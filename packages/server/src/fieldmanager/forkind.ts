@@ -34,7 +34,7 @@ export function fieldManagerFor(def: ResourceDefinition): Promise<FieldManager |
 async function build(def: ResourceDefinition): Promise<FieldManager | null> {
   const [schemas] = await Promise.all([loadedSchemas() ?? loadSchemas(), loadGoTypes()]);
   const gvk = { group: def.group, version: def.version, kind: def.kind };
-  const root = schemas.definitionFor(gvk);
+  const root = schemas.definitionFor(gvk) ?? def.openAPISchema;
   if (!root) return null;
   const type = converterFor(schemas).typeOf(root as JsonSchema);
   const encode = goRequestEncoderFor(schemas, gvk);

@@ -339,6 +339,11 @@ export interface ResourceDefinition {
    * lists always carry `metadata.continue`.
    */
   customResource?: boolean;
+  /**
+   * The OpenAPI (v2) schema of a kind the built-in document does not describe (custom resources),
+   * referencing ObjectMeta by `$ref`: server-side apply's field manager types objects by it.
+   */
+  openAPISchema?: Record<string, unknown>;
   /** The PATCH media types accepted, when not all of them (custom resources: no strategic merge patch, 415 as kube answers). */
   patchTypes?: readonly string[];
   /**
