@@ -3,7 +3,7 @@
  * defaulting fills, and the field errors (paths, types and messages) kube's validator answers.
  */
 import { applyDefaults, prune, pruneNulls } from './prune.js';
-import { validateCustomResource } from './validate.js';
+import { blockingRulesError, hasValidationRules, validateCustomResource } from './validate.js';
 import type { StructuralSchema } from './schema.js';
 
 const schema: StructuralSchema = {
@@ -94,4 +94,21 @@ test('validation answers kube field paths and messages', () => {
 test('a format error is a TypeInvalid cause, a type error too, enum NotSupported', () => {
   const types = validateCustomResource({ spec: { image: 'x', data: '!', replicas: 'a', size: 'big' } }, schema).map((e) => e.type).sort();
   expect(types).toEqual(['FieldValueNotSupported', 'FieldValueTypeInvalid', 'FieldValueTypeInvalid']);
+});
+
+test('updates ratchet: values unchanged from the stored object are not validated again, changed ones are', () => {
+  const old = { spec: { image: 'UPPER', replicas: 50, ports: [{ name: 'a', protocol: 1 }] } };
+  expect(messages({ spec: { image: 'UPPER', replicas: 50, ports: [{ name: 'a', protocol: 1 }] } })).toHaveLength(3);
+  expect(validateCustomResource({ spec: { image: 'UPPER', replicas: 50, ports: [{ name: 'a', protocol: 1 }] } }, schema, old)).toEqual([]);
+  expect(validateCustomResource({ spec: { image: 'UPPER', replicas: 51, ports: [{ name: 'b', protocol: 1 }, { name: 'a', protocol: 1 }] } }, schema, old).map((e) => e.field).sort())
+    .toEqual(['spec.ports[0].protocol', 'spec.replicas']);
+});
+
+test('CEL rules are reported as not checked when blocking errors were found', () => {
+  const withRules: StructuralSchema = { ...schema, properties: { spec: { ...schema.properties!.spec, 'x-kubernetes-validations': [{ rule: 'true' }] } } };
+  expect(hasValidationRules(withRules)).toBe(true);
+  expect(hasValidationRules(schema)).toBe(false);
+  const errs = validateCustomResource({ spec: {} }, withRules);
+  expect(blockingRulesError(errs)).toEqual({ type: 'FieldValueInvalid', field: '<nil>', detail: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation' });
+  expect(blockingRulesError(validateCustomResource({ spec: { image: 'UPPER' } }, withRules))).toBeUndefined();
 });

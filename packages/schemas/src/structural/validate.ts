@@ -67,8 +67,30 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
-/** Validates `value` at `path` against `s`, appending kube's field errors. */
-export function validateValue(value: unknown, s: StructuralSchema, path: string, errs: FieldError[]): void {
+/**
+ * The value an update replaces at the same place, when one correlates (kube's CRD validation
+ * ratcheting: object fields by name, list-map items by their keys); absent for a create.
+ */
+export type Old = { value: unknown } | undefined;
+
+function oldField(old: Old, key: string): Old {
+  return old && isObject(old.value) && key in old.value ? { value: old.value[key] } : undefined;
+}
+
+function oldItem(old: Old, item: unknown, s: StructuralSchema): Old {
+  if (!old || !Array.isArray(old.value) || s['x-kubernetes-list-type'] !== 'map' || !isObject(item)) return undefined;
+  const keys = s['x-kubernetes-list-map-keys'] ?? [];
+  const match = old.value.find((o) => isObject(o) && keys.every((k) => jsonEqual(o[k], item[k])));
+  return match === undefined ? undefined : { value: match };
+}
+
+/**
+ * Validates `value` at `path` against `s`, appending kube's field errors. With `old`, a value
+ * unchanged from the one it replaces is not validated (kube's CRDValidationRatcheting, on by
+ * default since 1.30): objects stored under an older schema stay updatable.
+ */
+export function validateValue(value: unknown, s: StructuralSchema, path: string, errs: FieldError[], old?: Old): void {
+  if (old && jsonEqual(old.value, value)) return;
   if (value === null) {
     if (s.nullable) return;
     if (s.type) errs.push(fieldErr.typeInvalid(path, 'null', `${inBody(path)} must be of type ${s.type}: "null"`));
@@ -110,8 +132,8 @@ export function validateValue(value: unknown, s: StructuralSchema, path: string,
   if (s.enum && !s.enum.some((e) => jsonEqual(e, value))) {
     errs.push(fieldErr.notSupported(path, value, s.enum.map((e) => (typeof e === 'string' ? e : JSON.stringify(e)))));
   }
-  if (Array.isArray(value)) validateArray(value, s, path, errs);
-  else if (isObject(value)) validateObject(value, s, path, errs);
+  if (Array.isArray(value)) validateArray(value, s, path, errs, old);
+  else if (isObject(value)) validateObject(value, s, path, errs, old);
 }
 
 function validateString(v: string, s: StructuralSchema, path: string, errs: FieldError[]): void {
@@ -138,14 +160,14 @@ function validateNumber(v: number, s: StructuralSchema, path: string, errs: Fiel
   }
 }
 
-function validateArray(v: unknown[], s: StructuralSchema, path: string, errs: FieldError[]): void {
+function validateArray(v: unknown[], s: StructuralSchema, path: string, errs: FieldError[], old: Old): void {
   if (s.maxItems !== undefined && v.length > s.maxItems) errs.push(tooMany(path, v.length, s.maxItems));
   if (s.minItems !== undefined && v.length < s.minItems) errs.push(fieldErr.invalid(path, v.length, `${inBody(path)} should have at least ${s.minItems} items`));
-  if (s.items) v.forEach((item, i) => validateValue(item, s.items!, index(path, i), errs));
+  if (s.items) v.forEach((item, i) => validateValue(item, s.items!, index(path, i), errs, oldItem(old, item, s)));
   validateListType(v, s, path, errs);
 }
 
-function validateObject(v: Record<string, unknown>, s: StructuralSchema, path: string, errs: FieldError[]): void {
+function validateObject(v: Record<string, unknown>, s: StructuralSchema, path: string, errs: FieldError[], old: Old): void {
   const n = Object.keys(v).length;
   if (s.maxProperties !== undefined && n > s.maxProperties) errs.push(tooMany(path, n, s.maxProperties));
   if (s.minProperties !== undefined && n < s.minProperties) errs.push(fieldErr.invalid(path, n, `${inBody(path)} should have at least ${s.minProperties} properties`));
@@ -153,7 +175,7 @@ function validateObject(v: Record<string, unknown>, s: StructuralSchema, path: s
   const additional = isObject(s.additionalProperties) ? (s.additionalProperties as StructuralSchema) : undefined;
   for (const [key, val] of Object.entries(v)) {
     const prop = s.properties?.[key] ?? additional;
-    if (prop) validateValue(val, prop, child(path, key), errs);
+    if (prop) validateValue(val, prop, child(path, key), errs, oldField(old, key));
   }
 }
 
@@ -195,13 +217,31 @@ function validateListType(v: unknown[], s: StructuralSchema, path: string, errs:
   }
 }
 
-/** Validates a whole custom resource (its metadata is validated apart, as kube's ObjectMeta). */
-export function validateCustomResource(obj: Record<string, unknown>, schema: StructuralSchema | undefined): FieldError[] {
+/** Validates a whole custom resource (its metadata is validated apart, as kube's ObjectMeta); `old` on updates. */
+export function validateCustomResource(obj: Record<string, unknown>, schema: StructuralSchema | undefined, old?: Record<string, unknown>): FieldError[] {
   const errs: FieldError[] = [];
   if (!schema) return errs;
   // The root's metadata is validated as ObjectMeta; the schema only says it is required.
   const rootSchema: StructuralSchema = { ...schema, properties: { ...(schema.properties ?? {}) } };
   delete rootSchema.properties!.metadata;
-  validateValue(obj, rootSchema, '', errs);
+  validateValue(obj, rootSchema, '', errs, old && { value: { ...old, metadata: obj.metadata } });
   return errs;
+}
+
+/** Whether the schema has CEL rules (x-kubernetes-validations) anywhere. */
+export function hasValidationRules(s: StructuralSchema | undefined): boolean {
+  if (!s) return false;
+  if (s['x-kubernetes-validations']?.length) return true;
+  const additional = isObject(s.additionalProperties) ? (s.additionalProperties as StructuralSchema) : undefined;
+  return Object.values(s.properties ?? {}).some(hasValidationRules) || hasValidationRules(s.items) || hasValidationRules(additional);
+}
+
+/**
+ * kube's hasBlockingErr: with errors of these types the CEL rules are not evaluated, and one
+ * more error says so.
+ */
+export function blockingRulesError(errs: FieldError[]): FieldError | undefined {
+  const blocking = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
+  if (!errs.some((e) => blocking.has(e.type))) return undefined;
+  return { type: 'FieldValueInvalid', field: '<nil>', detail: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation' };
 }

@@ -91,7 +91,7 @@ function scaleDefinition(scale: NonNullable<NonNullable<CRDVersion['subresources
 }
 
 /** kube's customResourceValidator.ValidateScaleSpec and ValidateScaleStatus. */
-function validateScale(obj: KubeObject, scale: NonNullable<NonNullable<CRDVersion['subresources']>['scale']>, status: boolean): FieldError[] {
+function validateScale(obj: KubeObject, scale: NonNullable<NonNullable<CRDVersion['subresources']>['scale']>): FieldError[] {
   const errs: FieldError[] = [];
   const check = (path: string) => {
     const { found, value } = nested(obj, path);
@@ -101,8 +101,8 @@ function validateScale(obj: KubeObject, scale: NonNullable<NonNullable<CRDVersio
     else if (value < 0) errs.push(fieldErr.invalid(field, value, 'should be a non-negative integer'));
     else if (value > 2147483647) errs.push(fieldErr.invalid(field, value, 'should be less than or equal to 2147483647'));
   };
-  if (status) check(scale.statusReplicasPath);
-  else check(scale.specReplicasPath);
+  check(scale.specReplicasPath);
+  check(scale.statusReplicasPath);
   return errs;
 }
 
@@ -189,11 +189,15 @@ export function crdResources(crd: CRD): CRDResources {
     const withStatus = v.subresources?.status !== undefined;
     const scale = v.subresources?.scale;
     const schemaFor = (obj: KubeObject) => schemaOf.get(servedVersionOf.get(obj) ?? v.name) ?? schema;
-    const validate = (obj: KubeObject): FieldError[] => {
+    // kube's customResourceStrategy.Validate: the schema (ratcheted on updates), scale, then CEL
+    // rules, which are not evaluated here; with blocking errors kube says they were not checked.
+    const validate = (obj: KubeObject, old?: KubeObject): FieldError[] => {
       const errs: FieldError[] = [];
       const s = schemaFor(obj);
-      errs.push(...structural.validateCustomResource(obj, s));
-      if (scale) errs.push(...validateScale(obj, scale, false));
+      errs.push(...structural.validateCustomResource(obj, s, old));
+      if (scale) errs.push(...validateScale(obj, scale));
+      const blocked = structural.hasValidationRules(s) ? structural.blockingRulesError(errs) : undefined;
+      if (blocked) errs.push(blocked);
       return errs;
     };
     const strategy: Strategy = {
@@ -209,8 +213,8 @@ export function crdResources(crd: CRD): CRDResources {
         const changed = !structural.jsonEqual(generationContent(obj, withStatus), generationContent(old, withStatus));
         obj.metadata.generation = (old.metadata.generation ?? 0) + (changed ? 1 : 0);
       },
-      validate,
-      validateUpdate: (obj) => validate(obj),
+      validate: (obj) => validate(obj),
+      validateUpdate: (obj, old) => validate(obj, old),
     };
     const subresourceStrategies: Record<string, StatusStrategy> = {};
     const subresources: ResourceDefinition['subresources'] = [];
@@ -228,7 +232,7 @@ export function crdResources(crd: CRD): CRDResources {
           if (status !== undefined) obj.status = status;
           else delete obj.status;
         },
-        validateUpdate: (obj) => [...structural.validateCustomResource(obj, schemaFor(obj)), ...(scale ? validateScale(obj, scale, true) : [])],
+        validateUpdate: (obj, old) => validate(obj, old),
       };
     }
     if (scale) subresources.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] });
