@@ -173,3 +173,18 @@ test('a client may reset the entries with an empty list; more than ten Update ma
   const reset = await t.call('PUT', path, { body: cur });
   expect(entries(reset.body)).toEqual([]);
 });
+
+test('a write the strategy turns into no change stays a no-op: the manager time does not move (kube ignores timestamp-only changes)', async () => {
+  const path = '/api/v1/namespaces/fm/endpoints';
+  // Two subsets with the same ports are repacked into one by the strategy, after the field manager saw them.
+  const body = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'repacked' }, subsets: [{ addresses: [{ ip: '10.0.0.1' }], ports: [{ port: 1 }] }, { addresses: [{ ip: '10.0.0.2' }], ports: [{ port: 1 }] }] };
+  const created = await t.call('POST', `${path}?fieldManager=a`, { body });
+  expect(created.status).toBe(201);
+  const before = created.body as { metadata: { resourceVersion: string; managedFields: unknown } };
+  await new Promise((r) => setTimeout(r, 1100));
+  const again = await t.call('PUT', `${path}/repacked?fieldManager=a`, { body });
+  expect(again.status).toBe(200);
+  const after = again.body as { metadata: { resourceVersion: string; managedFields: unknown } };
+  expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  expect(after.metadata.managedFields).toEqual(before.metadata.managedFields);
+});

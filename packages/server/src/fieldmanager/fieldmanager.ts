@@ -8,7 +8,8 @@
  * the metadata fields nobody owns, and cap the number of Update managers.
  */
 import { newBadRequest, newUntypedError } from '@windlass/machinery';
-import { FieldSet, makePath, type JsonValue, type ManagedFields, type SmdType } from '@windlass/patch';
+import { Conflicts, FieldSet, makePath, type JsonValue, type ManagedFields, type SmdType } from '@windlass/patch';
+import { allowedConflictsFromLastApplied, keepLastApplied, migratingManager } from './lastapplied.js';
 import type { KubeObject } from '../registry/types.js';
 import { decodeManagedFields, emptyManaged, encodeManagedFields, managerIdentifier, nowRFC3339, type Managed, type ManagedFieldsEntry } from './managedfields.js';
 import { newApplyConflict, smdApply, smdUpdate, smdValidate } from './smd.js';
@@ -105,9 +106,19 @@ export class FieldManager {
     if (problem) throw newUntypedError(`failed to create typed patch object (${objectGVKNN(patch)}): ${problem}`);
     const id = managerIdentifier({ manager, operation: 'Apply', subresource });
     const liveValue = withoutManagedFields(live ? this.versioned(base) : base);
+    const run = (forced: boolean) => smdApply(liveValue, patch as unknown as JsonValue, this.spec.type, this.apiVersion, managed.fields, id, forced, this.ignored.get(subresource));
     let result: { object: JsonValue | undefined; managers: ManagedFields };
     try {
-      result = smdApply(liveValue, patch as unknown as JsonValue, this.spec.type, this.apiVersion, managed.fields, id, force, this.ignored.get(subresource));
+      try {
+        result = run(force);
+      } catch (err) {
+        if (manager !== migratingManager || !(err instanceof Conflicts)) throw err;
+        const allowed = allowedConflictsFromLastApplied(liveValue, this.spec.type, this.apiVersion);
+        if (!allowed) throw err;
+        const remaining = err.conflicts.filter((c) => !allowed.has(c.path));
+        if (remaining.length > 0) throw new Conflicts(remaining);
+        result = run(true);
+      }
     } catch (err) {
       const conflict = newApplyConflict(err);
       if (conflict) throw conflict;
@@ -124,6 +135,7 @@ export class FieldManager {
       this.spec.defaults?.(out);
       managed.times.set(id, nowRFC3339());
     }
+    if (manager === migratingManager) keepLastApplied(out, patch);
     setManagedFields(out, managed);
     return out;
   }

@@ -3,7 +3,7 @@
  * behaviour comes from the ResourceDefinition's strategy (as kube's registry.Store).
  */
 import {
-  failure, newAlreadyExists, newBadRequest, newConflict, newInternalError, newInvalid, newNotFound,
+  newAlreadyExists, newBadRequest, newConflict, newInternalError, newInvalid, newNotFound, newUntypedError,
   OptimisticLockErrorMsg, validateObjectMeta, validateObjectMetaUpdate,
   type FieldError, type GroupResource, type StatusError,
 } from '@windlass/machinery';
@@ -233,7 +233,7 @@ export class Store {
     ensureNamespaceMatches(obj, namespace, this.def.namespaced);
     // kube's storage layer refuses this with a plain error, which reaches clients as a bare 500;
     // a dry run never reaches storage and echoes the value.
-    if (obj.metadata.resourceVersion && !opts.dryRun) throw plainInternalError('resourceVersion should not be set on objects to be created');
+    if (obj.metadata.resourceVersion && !opts.dryRun) throw newUntypedError('resourceVersion should not be set on objects to be created');
     fillCreateMetadata(obj, this.kind.generation === true);
     const generated = !obj.metadata.name && !!obj.metadata.generateName;
     if (generated) obj.metadata.name = generateName(obj.metadata.generateName!);
@@ -328,7 +328,8 @@ export class Store {
       // a conflict) or an error gives back what it took and keeps what it would have given up.
       let stored = false;
       try {
-        const bytes = encodeForStorage(next);
+        let bytes = encodeForStorage(next);
+        if (!bytes.equals(kv.value) && onlyManagedFieldsTimesChanged(next, current)) bytes = kv.value;
         // A no-op write keeps the resourceVersion and produces no watch event. Against the cache's
         // copy it proves nothing: that copy may predate a write already acknowledged, so the store's
         // is read and the update computed again, unless it is the same revision (kube's GuaranteedUpdate).
@@ -653,9 +654,22 @@ function keepAllButStatus(desired: KubeObject, current: KubeObject): void {
   for (const key of Object.keys(current)) if (key !== 'status' && key !== 'metadata' && key !== 'apiVersion' && key !== 'kind') desired[key] = current[key];
 }
 
-/** A Go error that is not an API status: kube answers it as a 500 carrying only its message. */
-function plainInternalError(message: string): StatusError {
-  const err = failure(500, 'InternalError', message);
-  delete (err.status as { reason?: string }).reason;
-  return err;
+/**
+ * kube's IgnoreManagedFieldsTimestampsTransformer: the field manager sees the request object,
+ * not what the strategy makes of it (defaults, repacked Endpoints subsets), so a write that ends
+ * up changing nothing may still have moved its manager's time. Such a write is a no-op. Compared
+ * as values (key order aside), as kube compares decoded objects.
+ */
+function onlyManagedFieldsTimesChanged(next: KubeObject, current: KubeObject): boolean {
+  const mine = next.metadata.managedFields, theirs = current.metadata.managedFields;
+  if (!Array.isArray(mine) || !Array.isArray(theirs) || mine.length !== theirs.length) return false;
+  // Cheapest first: within one second nothing moves; a changed field set means a changed object.
+  const time = (e: unknown) => (e as { time?: string }).time;
+  if (mine.every((e, i) => time(e) === time(theirs[i]))) return false;
+  const untimed = (e: unknown) => ({ ...(e as object), time: undefined });
+  if (!mine.every((e, i) => semanticEqual(untimed(e), untimed(theirs[i])))) return false;
+  const { managedFields: _n, ...nextMeta } = next.metadata;
+  const { managedFields: _c, ...currentMeta } = current.metadata;
+  return semanticEqual({ ...next, metadata: nextMeta }, { ...current, metadata: currentMeta });
 }
+
