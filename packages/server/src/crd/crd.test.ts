@@ -212,6 +212,29 @@ describeBackends('custom resources', (ctx) => {
     expect((await t.call('GET', `/apis/${group}/v1/gizmos`)).status).toBe(404);
   });
 
+  test('an updated CRD is served as updated: a new schema prunes and validates, a removed version is gone, the storage version recorded', async () => {
+    const created = await t.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: widgetCRD() });
+    await established(t, `widgets.${group}`);
+    expect((await t.call('POST', widgets, { body: widget('a', { image: 'x', color: 'red' }) })).body.spec).toEqual({ image: 'x', replicas: 1 });
+    const crd = (await t.call('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${group}`)).body;
+    crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.color = { type: 'string', enum: ['red', 'blue'] };
+    crd.spec.versions[0].storage = false;
+    crd.spec.versions[1] = { ...crd.spec.versions[1], name: 'v2', storage: true };
+    const updated = await t.call('PUT', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${group}`, { body: crd });
+    expect(updated.status).toBe(200);
+    expect(updated.body.metadata.generation).toBe(created.body.metadata.generation + 1);
+    expect(updated.body.status.storedVersions).toEqual(['v1', 'v2']);
+    // Served once this replica's watch cache delivered the update (as kube's handler picks it up).
+    await until(async () => ((await t.call('GET', `/apis/${group}/v2`)).status === 200 ? true : undefined));
+    const kept = await t.call('POST', widgets, { body: widget('b', { image: 'x', color: 'red' }) });
+    expect(kept.body.spec).toEqual({ image: 'x', replicas: 1, color: 'red' });
+    expect((await t.call('POST', widgets, { body: widget('c', { image: 'x', color: 'green' }) })).status).toBe(422);
+    // Stored as v2 now, still read through v1; v1beta1 is no longer served.
+    expect(await ctx.storage.get(`${ctx.prefix}registry/${group}/widgets/default/b`).then((kv) => JSON.parse(kv!.value.toString()).apiVersion)).toBe(`${group}/v2`);
+    expect((await t.call('GET', `${widgets}/b`)).body.apiVersion).toBe(`${group}/v1`);
+    await until(async () => ((await t.call('GET', `/apis/${group}/v1beta1/namespaces/default/widgets`)).status === 404 ? true : undefined));
+  });
+
   test('CRD validation answers kube\'s messages', async () => {
     const bad = widgetCRD({ scope: 'Galaxy' });
     bad.metadata.name = `things.${group}`;
