@@ -19,6 +19,7 @@ import type { CacheEventType } from '../cacher/watchcache.js';
 import type { Store } from '../registry/store.js';
 import type { KubeObject, ResourceDefinition } from '../registry/types.js';
 import { parseListOptions } from '../registry/listoptions.js';
+import { fieldManagerFor } from '../fieldmanager/forkind.js';
 import { calculateNames, nowRFC3339, setCondition } from './naming.js';
 import { crdResources } from './resources.js';
 import { type CRD, cleanupFinalizer, condition, isConditionTrue } from './types.js';
@@ -144,11 +145,11 @@ export class CRDController {
   private async updateNames(crd: CRD): Promise<boolean> {
     const desired = this.desiredStatus(crd, this.allCached());
     if (!desired) return false;
-    await this.crds.guaranteedUpdate('', crd.metadata.name!, (current) => {
-      const next = this.desiredStatus(current as CRD, this.allCached());
+    await this.writeStatus(crd.metadata.name!, (current) => {
+      const next = this.desiredStatus(current, this.allCached());
       if (!next) throw unchanged;
       return next;
-    }, { dryRun: false, subresource: 'status', raw: true }).catch((err) => {
+    }).catch((err) => {
       if (err !== unchanged && (err as StatusError).code !== 404) throw err;
     });
     return true;
@@ -225,9 +226,19 @@ export class CRDController {
   }
 
   private async setStatusCondition(name: string, c: { type: string; status: 'True' | 'False'; reason: string; message: string }): Promise<void> {
-    await this.crds.guaranteedUpdate('', name, (current) => {
-      const next = structuredClone(current) as CRD;
+    await this.writeStatus(name, (current) => {
+      const next = structuredClone(current);
       setCondition(next, c, nowRFC3339());
+      return next;
+    });
+  }
+
+  /** A status write of the controllers, recorded in managedFields as kube's (manager kube-apiserver, subresource status). */
+  private async writeStatus(name: string, desired: (current: CRD) => CRD): Promise<void> {
+    const manager = await fieldManagerFor(this.crds.def);
+    await this.crds.guaranteedUpdate('', name, (current) => {
+      const next = desired(current as CRD);
+      manager?.update(current, next, 'kube-apiserver', 'status');
       return next;
     }, { dryRun: false, subresource: 'status', raw: true });
   }

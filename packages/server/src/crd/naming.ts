@@ -54,7 +54,8 @@ export function calculateNames(crd: CRD, others: CRD[]): { names: Partial<CRDNam
   const listKind = conflict(requested.listKind, accepted.listKind, kinds);
   if (listKind) fail('ListKindConflict', listKind);
   else names.listKind = requested.listKind;
-  names.categories = requested.categories;
+  if (requested.categories !== undefined) names.categories = requested.categories;
+  else delete names.categories;
   if (namesAccepted.status === 'Unknown') namesAccepted = { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' };
 
   let established: CRDCondition = condition(crd, 'Established') ?? { type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' };

@@ -33,11 +33,12 @@ function toV2(s: unknown): unknown {
 function kindSchema(def: ResourceDefinition, schema: JsonObject | undefined, ref: (name: string) => string, v2: boolean): JsonObject {
   const s: JsonObject = structuredClone(schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
   const body = (v2 ? toV2(s) : s) as JsonObject;
+  // kube's builder replaces whatever the CRD says of these with the standard fields.
   body.properties = {
+    ...((body.properties as JsonObject | undefined) ?? {}),
     apiVersion: { description: 'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources', type: 'string' },
     kind: { description: 'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds', type: 'string' },
     metadata: v2 ? { $ref: ref(`${meta}.ObjectMeta`), description: "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata" } : { allOf: [{ $ref: ref(`${meta}.ObjectMeta`) }], default: {}, description: "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata" },
-    ...((body.properties as JsonObject | undefined) ?? {}),
   };
   body.type = 'object';
   body['x-kubernetes-group-version-kind'] = [{ group: def.group, kind: def.kind, version: def.version }];

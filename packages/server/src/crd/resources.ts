@@ -253,6 +253,8 @@ export function crdResources(crd: CRD): CRDResources {
       },
     };
     if (subresources.length > 0) def.subresources = subresources;
+    // kube's custom resource strategies' GetResetFields: the main resource resets status, a status write spec.
+    if (withStatus) def.resetFields = { '': [['status']], status: [['spec']] };
     if (schema) schemas.set(def, schema);
     def.openAPISchema = fieldManagerSchema(def, schema as Record<string, unknown> | undefined);
     if (accepted.shortNames?.length) def.shortNames = accepted.shortNames;
