@@ -75,7 +75,7 @@ export class FieldManager {
     this.spec.goEncode?.(next);
     try {
       // kube converts the request's (internal) object and stored ones to the served version; its empty object is already served-version.
-      this.recordUpdate(live ? this.versioned(live) : this.spec.zero(), this.versioned(next), managed, manager || 'unknown', subresource);
+      this.recordUpdate(live ? this.versioned(live) : this.zero(), this.versioned(next), managed, manager || 'unknown', subresource);
       setManagedFields(next, managed);
     } catch {
       if (live?.metadata.managedFields !== undefined) meta.managedFields = live.metadata.managedFields;
@@ -99,7 +99,7 @@ export class FieldManager {
       // kube's skipNonAppliedManager: what an untracked object holds is owned by "before-first-apply".
       base = structuredClone(liveObj);
       delete base.metadata.managedFields;
-      this.recordUpdate(this.spec.zero(), base, managed, 'before-first-apply', '');
+      this.recordUpdate(this.zero(), base, managed, 'before-first-apply', '');
     }
     if (patch.metadata?.managedFields !== undefined) throw newBadRequest('metadata.managedFields must be nil');
     const problem = smdValidate(patch as unknown as JsonValue, this.spec.type);
@@ -138,6 +138,13 @@ export class FieldManager {
     if (manager === migratingManager) keepLastApplied(out, patch);
     setManagedFields(out, managed);
     return out;
+  }
+
+  private zeroValue?: KubeObject;
+
+  /** The empty object, shared: only ever compared against (an apply's result starts from a fresh one). */
+  private zero(): KubeObject {
+    return (this.zeroValue ??= this.spec.zero());
   }
 
   private versioned(obj: KubeObject): KubeObject {
@@ -213,6 +220,7 @@ function strip(managers: ManagedFields, id: string): void {
 }
 
 function capUpdateManagers(managed: Managed): void {
+  if (managed.fields.size <= maxUpdateManagers) return;
   const updaters = [...managed.fields].filter(([, vs]) => !vs.applied).map(([id]) => id);
   if (updaters.length <= maxUpdateManagers) return;
   const seconds = (id: string) => {

@@ -24,14 +24,48 @@ export interface Managed {
 
 export const emptyManaged = (): Managed => ({ fields: new Map(), times: new Map() });
 
+/**
+ * Identifiers and their parsed entries, kept because every write builds and reads them again.
+ * Manager names come from requests, so the tables are dropped when they grow past a bound.
+ */
+const identifiers = new Map<string, string>();
+const parsedIdentifiers = new Map<string, ManagedFieldsEntry>();
+const maxCached = 4096;
+
+function remember<V>(m: Map<string, V>, k: string, v: V): V {
+  if (m.size >= maxCached) m.clear();
+  m.set(k, v);
+  return v;
+}
+
 /** BuildManagerIdentifier: the entry's JSON in Go's field order, fields, type and time left out. */
 export function managerIdentifier(e: ManagedFieldsEntry): string {
+  const apiVersion = e.operation === 'Apply' ? '' : (e.apiVersion ?? '');
+  const key = `${e.manager ?? ''}\0${e.operation ?? ''}\0${apiVersion}\0${e.subresource ?? ''}`;
+  const cached = identifiers.get(key);
+  if (cached !== undefined) return cached;
   const id: ManagedFieldsEntry = {};
   if (e.manager) id.manager = e.manager;
   if (e.operation) id.operation = e.operation;
-  if (e.apiVersion && e.operation !== 'Apply') id.apiVersion = e.apiVersion;
+  if (apiVersion) id.apiVersion = apiVersion;
   if (e.subresource) id.subresource = e.subresource;
-  return JSON.stringify(id);
+  return remember(identifiers, key, JSON.stringify(id));
+}
+
+function parseIdentifier(id: string): ManagedFieldsEntry {
+  return parsedIdentifiers.get(id) ?? remember(parsedIdentifiers, id, JSON.parse(id) as ManagedFieldsEntry);
+}
+
+/**
+ * The FieldsV1 object a set was read from or last written as: a manager whose set this write
+ * did not change is written back as it was, without serializing it again. Sets are immutable.
+ */
+const fieldsV1Of = new WeakMap<FieldSet, unknown>();
+
+function fieldsV1(set: FieldSet): unknown {
+  let v = fieldsV1Of.get(set);
+  if (v === undefined) fieldsV1Of.set(set, (v = JSON.parse(fieldSetToJSON(set)) as unknown));
+  return v;
 }
 
 export class ManagedFieldsError extends Error {}
@@ -52,6 +86,7 @@ export function decodeManagedFields(entries: unknown): Managed {
     let set: FieldSet;
     try {
       set = fieldSetFromObject(e.fieldsV1 ?? {});
+      if (e.fieldsV1 !== undefined) fieldsV1Of.set(set, e.fieldsV1);
     } catch (err) {
       throw new ManagedFieldsError(`error decoding versioned set from ${JSON.stringify(e)}: ${(err as Error).message}`);
     }
@@ -66,7 +101,7 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
   if (managed.fields.size === 0) return undefined;
   const out: ManagedFieldsEntry[] = [];
   for (const [id, vs] of managed.fields) {
-    const who = JSON.parse(id) as ManagedFieldsEntry;
+    const who = parseIdentifier(id);
     const e: ManagedFieldsEntry = {};
     if (who.manager) e.manager = who.manager;
     e.operation = vs.applied ? 'Apply' : who.operation;
@@ -74,7 +109,7 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
     const time = managed.times.get(id);
     if (time) e.time = time;
     e.fieldsType = 'FieldsV1';
-    e.fieldsV1 = JSON.parse(fieldSetToJSON(vs.set)) as unknown;
+    e.fieldsV1 = fieldsV1(vs.set);
     if (who.subresource) e.subresource = who.subresource;
     out.push(e);
   }
@@ -98,9 +133,17 @@ export function printManager(id: string): string {
   return s;
 }
 
-/** metav1.Time as kube writes it: RFC 3339, whole seconds, UTC. */
+let clockSecond = -1;
+let clockText = '';
+
+/** metav1.Time as kube writes it: RFC 3339, whole seconds, UTC (formatted once a second). */
 export function nowRFC3339(): string {
-  return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== clockSecond) {
+    clockSecond = second;
+    clockText = new Date(second * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+  }
+  return clockText;
 }
 
 /** kube's managerOrUserAgent: the fieldManager parameter, else who the User-Agent names. */
