@@ -235,6 +235,31 @@ describeBackends('custom resources', (ctx) => {
     await until(async () => ((await t.call('GET', `/apis/${group}/v1beta1/namespaces/default/widgets`)).status === 404 ? true : undefined));
   });
 
+  test('x-kubernetes-validations: CEL rules with messages, messageExpression, reason, fieldPath and transition rules', async () => {
+    const crd = widgetCRD();
+    const spec = crd.spec.versions[0].schema!.openAPIV3Schema.properties.spec as Record<string, unknown>;
+    spec['x-kubernetes-validations'] = [
+      { rule: "self.replicas <= 5 || self.size == 'm'", message: 'more than 5 replicas need size m' },
+      { rule: 'self.image.startsWith("registry.")', messageExpression: "'image ' + self.image + ' is not from the registry'", fieldPath: '.image', reason: 'FieldValueForbidden' },
+      { rule: '!has(oldSelf.size) || self.size == oldSelf.size', message: 'size is immutable' },
+    ];
+    await t.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
+    await established(t, `widgets.${group}`);
+    const bad = await t.call('POST', widgets, { body: widget('a', { image: 'nginx', replicas: 7, size: 's' }) });
+    expect(bad.status).toBe(422);
+    expect(bad.body.details.causes).toEqual([
+      { reason: 'FieldValueInvalid', field: 'spec', message: 'Invalid value: more than 5 replicas need size m' },
+      { reason: 'FieldValueForbidden', field: 'spec.image', message: 'Forbidden: image nginx is not from the registry' },
+    ]);
+    // Blocking schema errors leave the rules unchecked, and say so.
+    expect((await t.call('POST', widgets, { body: widget('b', { replicas: 7 }) })).body.message)
+      .toBe(`Widget.${group} "b" is invalid: [spec.image: Required value, <nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]`);
+    const ok = await t.call('POST', widgets, { body: widget('c', { image: 'registry.x/y', replicas: 7, size: 'm' }) });
+    expect(ok.status).toBe(201);
+    const changed = await t.call('PATCH', `${widgets}/c`, { body: { spec: { size: 's', replicas: 1 } }, contentType: 'application/merge-patch+json' });
+    expect(changed.body.message).toBe(`Widget.${group} "c" is invalid: spec: Invalid value: size is immutable`);
+  });
+
   test('CRD validation answers kube\'s messages', async () => {
     const bad = widgetCRD({ scope: 'Galaxy' });
     bad.metadata.name = `things.${group}`;

@@ -14,6 +14,7 @@ import type { KubeObject, ResourceDefinition, ScaleDefinition, StatusStrategy, S
 import { nameIsDNSSubdomain } from '../registry/names.js';
 import { resourceQuotaAdmission } from '../admission/resourcequota.js';
 import { compileJSONPath } from './jsonpath.js';
+import { validateCELRules } from './cel.js';
 import { fieldManagerSchema } from './openapi.js';
 import { humanDuration } from '../registry/age.js';
 import type { CRD, CRDVersion, PrinterColumn } from './types.js';
@@ -189,15 +190,16 @@ export function crdResources(crd: CRD): CRDResources {
     const withStatus = v.subresources?.status !== undefined;
     const scale = v.subresources?.scale;
     const schemaFor = (obj: KubeObject) => schemaOf.get(servedVersionOf.get(obj) ?? v.name) ?? schema;
-    // kube's customResourceStrategy.Validate: the schema (ratcheted on updates), scale, then CEL
-    // rules, which are not evaluated here; with blocking errors kube says they were not checked.
+    // kube's customResourceStrategy.Validate: the schema (ratcheted on updates), scale, then the
+    // CEL rules, unless a blocking error came first (kube then says they were not checked).
     const validate = (obj: KubeObject, old?: KubeObject): FieldError[] => {
       const errs: FieldError[] = [];
       const s = schemaFor(obj);
       errs.push(...structural.validateCustomResource(obj, s, old));
       if (scale) errs.push(...validateScale(obj, scale));
-      const blocked = structural.hasValidationRules(s) ? structural.blockingRulesError(errs) : undefined;
-      if (blocked) errs.push(blocked);
+      if (!structural.hasValidationRules(s)) return errs;
+      const blocked = structural.blockingRulesError(errs);
+      errs.push(...(blocked ? [blocked] : validateCELRules(obj, s, old)));
       return errs;
     };
     const strategy: Strategy = {

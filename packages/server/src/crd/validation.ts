@@ -6,7 +6,7 @@
  * their own schema refuses. Field paths are kube's: a schema shared by every version is
  * checked once as the internal `spec.validation`, as kube lifts identical schemas.
  */
-import { fieldErr, GoValue, isDNS1035Label, isDNS1123Subdomain, type FieldError } from '@windlass/machinery';
+import { fieldErr, isDNS1035Label, isDNS1123Subdomain, type FieldError } from '@windlass/machinery';
 import { structural } from '@windlass/schemas';
 import type { CRD, CRDVersion } from './types.js';
 
@@ -18,16 +18,19 @@ function shared<T>(versions: CRDVersion[], pick: (v: CRDVersion) => T): boolean 
   return versions.every((v) => JSON.stringify(pick(v) ?? null) === first);
 }
 
-/** The internal CustomResourceDefinitionVersion as Go's %#v prints it (lifted fields are nil). */
-function goVersion(v: CRDVersion, lifted: { schema: boolean; subresources: boolean; columns: boolean }): string {
-  const ptr = (type: string, set: boolean) => `(*${type})(${set ? '0x<pointer>' : 'nil'})`;
-  const schema = !lifted.schema && v.schema !== undefined;
-  const subresources = !lifted.subresources && v.subresources !== undefined;
-  const columns = !lifted.columns && v.additionalPrinterColumns !== undefined;
-  return `apiextensions.CustomResourceDefinitionVersion{Name:${JSON.stringify(v.name)}, Served:${v.served === true}, Storage:${v.storage === true}, ` +
-    `Deprecated:${v.deprecated === true}, DeprecationWarning:${v.deprecationWarning === undefined ? '(*string)(nil)' : '(*string)(0x<pointer>)'}, ` +
-    `Schema:${ptr('apiextensions.CustomResourceValidation', schema)}, Subresources:${ptr('apiextensions.CustomResourceSubresources', subresources)}, ` +
-    `AdditionalPrinterColumns:[]apiextensions.CustomResourceColumnDefinition${columns ? '{...}' : '(nil)'}, SelectableFields:[]apiextensions.SelectableField(nil)}`;
+/**
+ * The internal CustomResourceDefinitionVersion as kube 1.35's field errors print it (JSON of the
+ * untagged Go struct). Fields every version shares are lifted to the spec and null here.
+ */
+function internalVersion(v: CRDVersion, lifted: { schema: boolean; subresources: boolean; columns: boolean }): Record<string, unknown> {
+  return {
+    Name: v.name, Served: v.served === true, Storage: v.storage === true, Deprecated: v.deprecated === true,
+    DeprecationWarning: v.deprecationWarning ?? null,
+    Schema: lifted.schema || !v.schema ? null : { OpenAPIV3Schema: v.schema.openAPIV3Schema ?? null },
+    Subresources: lifted.subresources || !v.subresources ? null : v.subresources,
+    AdditionalPrinterColumns: lifted.columns || !v.additionalPrinterColumns ? null : v.additionalPrinterColumns,
+    SelectableFields: v.selectableFields ?? null,
+  };
 }
 
 export function validateCRD(crd: CRD): FieldError[] {
@@ -78,7 +81,7 @@ function validateSpec(crd: CRD): FieldError[] {
   };
   const storage = versions.filter((v) => v.storage);
   if (storage.length !== 1) {
-    errs.push(fieldErr.invalid('spec.versions', goValue(`[]apiextensions.CustomResourceDefinitionVersion{${versions.map((v) => goVersion(v, lifted)).join(', ')}}`), 'must have exactly one version marked as storage version'));
+    errs.push(fieldErr.invalid('spec.versions', versions.map((v) => internalVersion(v, lifted)), 'must have exactly one version marked as storage version'));
   }
   const seen = new Set<string>();
   versions.forEach((v, i) => {
@@ -87,7 +90,7 @@ function validateSpec(crd: CRD): FieldError[] {
     seen.add(v.name);
     for (const m of isDNS1035Label(v.name ?? '')) errs.push(fieldErr.invalid(`${path}.name`, v.name, m));
   });
-  if (!versions.some((v) => v.served)) errs.push(fieldErr.invalid('spec.versions', goValue('[]apiextensions.CustomResourceDefinitionVersion{...}'), 'must have at least one version marked as served'));
+  if (!versions.some((v) => v.served)) errs.push(fieldErr.invalid('spec.versions', versions.map((v) => internalVersion(v, lifted)), 'must have at least one version marked as served'));
   if (lifted.schema) {
     const schema = versions[0].schema?.openAPIV3Schema;
     if (!schema) versions.forEach((_, i) => errs.push(fieldErr.required(`spec.versions[${i}].schema.openAPIV3Schema`, 'schemas are required')));
@@ -99,23 +102,13 @@ function validateSpec(crd: CRD): FieldError[] {
       else errs.push(...validateSchema(v.schema.openAPIV3Schema, path));
     });
   }
-  // The status must name the storage version among those stored (kube checks the status kube's strategy sets).
-  if (storage.length > 0) {
-    const last = storage[storage.length - 1];
-    const stored = crd.status?.storedVersions ?? [];
-    if (stored.length > 0 && !stored.includes(last.name)) {
-      errs.push(fieldErr.invalid('status.storedVersions', goValue(goVersion(last, lifted)), `must have the storage version ${last.name}`));
-    } else if (storage.length > 1) {
-      errs.push(fieldErr.invalid('status.storedVersions', goValue(goVersion(last, lifted)), `must have the storage version ${last.name}`));
-    }
-  }
+  // kube's ValidateCustomResourceDefinitionStoredVersions, over the status its strategy set.
+  const stored = crd.status?.storedVersions ?? [];
+  if (stored.length === 0) errs.push(fieldErr.invalid('status.storedVersions', stored, 'must have at least one stored version'));
+  for (const v of versions) if (v.storage && !stored.includes(v.name)) errs.push(fieldErr.invalid('status.storedVersions', stored, `must have the storage version ${v.name}`));
   return errs;
 }
 
-/** A value printed as is in an Invalid error (a Go %#v dump). */
-function goValue(repr: string): GoValue {
-  return new GoValue(repr);
-}
 
 function validateNames(names: CRD['spec']['names'], path: string): FieldError[] {
   const errs: FieldError[] = [];
