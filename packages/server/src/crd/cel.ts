@@ -1,0 +1,144 @@
+/**
+ * x-kubernetes-validations: the CEL rules of a custom resource's schema, evaluated as kube's
+ * pkg/apiserver/schema/cel validator does, with @bufbuild/cel (standard CEL and its strings
+ * extension; RE2 for matches()). Each rule sees `self` (and `oldSelf` on updates, where
+ * transition rules apply) typed by the schema: integers are CEL ints, objects and maps CEL
+ * maps. A false rule is kube's error: its message (or messageExpression, or `failed rule:
+ * <rule>`), at its fieldPath, of its reason's type. Unchanged values ratchet as in kube 1.35.
+ *
+ * Kube's own libraries (lists, regex find, quantity, url, ip, cidr, format, authz, sets) are
+ * not bound: a rule calling one of them is skipped rather than failing every object.
+ */
+import { celEnv, isCelError, parse, plan, type CelInput } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+import type { FieldError } from '@windlass/machinery';
+import { structural } from '@windlass/schemas';
+
+type Schema = structural.StructuralSchema;
+
+interface Rule {
+  rule: string;
+  message?: string;
+  messageExpression?: string;
+  reason?: string;
+  fieldPath?: string;
+  optionalOldSelf?: boolean;
+}
+
+const env = celEnv({ funcs: strings });
+type Program = (bindings: Record<string, CelInput>) => unknown;
+const programs = new Map<string, Program | null>();
+
+function program(expr: string): Program | null {
+  let p = programs.get(expr);
+  if (p === undefined) {
+    try {
+      const planned = plan(env, parse(expr));
+      p = (bindings) => planned(bindings as never);
+    } catch {
+      p = null;
+    }
+    programs.set(expr, p);
+  }
+  return p;
+}
+
+/** A JSON value as CEL sees it under its schema. */
+function toCel(v: unknown, s: Schema | undefined): CelInput {
+  if (Array.isArray(v)) return v.map((x) => toCel(x, s?.items)) as CelInput;
+  if (structural.isObject(v)) {
+    const additional = structural.isObject(s?.additionalProperties) ? (s!.additionalProperties as Schema) : undefined;
+    return new Map(Object.entries(v).map(([k, x]) => [k, toCel(x, s?.properties?.[k] ?? additional)])) as CelInput;
+  }
+  if (typeof v === 'number' && Number.isInteger(v) && s?.type !== 'number') return BigInt(v);
+  return v as CelInput;
+}
+
+/** kube's unescaping of a fieldPath: `.spec.x` or `.spec['a.b']` as a field path. */
+function ruleFieldPath(path: string, fieldPath: string | undefined): string {
+  if (!fieldPath) return path;
+  const parts = [...fieldPath.matchAll(/\.([^.[\]]+)|\['([^']*)'\]|\[(\d+)\]/g)].map((m) => (m[3] !== undefined ? `[${m[3]}]` : `.${m[1] ?? m[2]}`));
+  const tail = parts.join('');
+  return path ? `${path}${tail}` : tail.replace(/^\./, '');
+}
+
+const usesOldSelf = (r: Rule) => /\boldSelf\b/.test(r.rule);
+
+function valueString(v: unknown, s: Schema): string | undefined {
+  // kube omits the value of objects and arrays (field.OmitValueType): `Invalid value: <detail>`.
+  if (s.type === 'object' || s.type === 'array' || structural.isObject(v) || Array.isArray(v)) return undefined;
+  return typeof v === 'string' ? JSON.stringify(v) : String(v);
+}
+
+function failure(path: string, v: unknown, s: Schema, detail: string, reason: string | undefined): FieldError {
+  switch (reason) {
+    case 'FieldValueForbidden': return { type: 'FieldValueForbidden', field: path, detail: `Forbidden: ${detail}` };
+    case 'FieldValueRequired': return { type: 'FieldValueRequired', field: path, detail: `Required value: ${detail}` };
+    case 'FieldValueDuplicate': return { type: 'FieldValueDuplicate', field: path, detail: `Duplicate value: ${valueString(v, s) ?? ''}` };
+  }
+  const value = valueString(v, s);
+  return { type: 'FieldValueInvalid', field: path, detail: value === undefined ? `Invalid value: ${detail}` : `Invalid value: ${value}: ${detail}` };
+}
+
+function evaluateRules(v: unknown, s: Schema, path: string, old: { value: unknown } | undefined, errs: FieldError[]): void {
+  const rules = (s['x-kubernetes-validations'] ?? []) as Rule[];
+  if (rules.length === 0) return;
+  const self = toCel(v, s);
+  const bindings: Record<string, CelInput> = old ? { self, oldSelf: toCel(old.value, s) } : { self };
+  const unchanged = old !== undefined && structural.jsonEqual(old.value, v);
+  for (const r of rules) {
+    if (!r.rule) continue;
+    // Transition rules apply only where a comparable old value exists.
+    if (usesOldSelf(r) && !old && !r.optionalOldSelf) continue;
+    // An unchanged value's failures ratchet (kube warns instead), unless the rule compares with oldSelf.
+    if (unchanged && !usesOldSelf(r)) continue;
+    const p = program(r.rule);
+    if (!p) continue;
+    const result = p(bindings);
+    if (result === true) continue;
+    if (isCelError(result)) {
+      // Functions of kube's own CEL libraries are not bound here: the rule is not checked.
+      if (/unbound function|no matching overload|unsupported/.test(result.message)) continue;
+      errs.push(failure(path, v, s, `${result.message.replace(/^field not found: /, 'no such key: ')} evaluating rule: ${(r.message?.trim() || r.rule.trim())}`, undefined));
+      continue;
+    }
+    let detail = r.message?.trim() ? r.message.trim() : `failed rule: ${r.rule.trim()}`;
+    if (r.messageExpression) {
+      const m = program(r.messageExpression)?.(bindings);
+      if (typeof m === 'string' && m.trim() !== '' && !m.includes('\n')) detail = m;
+    }
+    errs.push(failure(ruleFieldPath(path, r.fieldPath), v, s, detail, r.reason));
+  }
+}
+
+function walk(v: unknown, s: Schema | undefined, path: string, old: { value: unknown } | undefined, errs: FieldError[]): void {
+  if (!s || v === undefined || v === null) return;
+  evaluateRules(v, s, path, old, errs);
+  if (Array.isArray(v)) {
+    if (!s.items) return;
+    const keys = s['x-kubernetes-list-map-keys'] ?? [];
+    v.forEach((item, i) => {
+      let o: { value: unknown } | undefined;
+      if (old && Array.isArray(old.value) && s['x-kubernetes-list-type'] === 'map' && structural.isObject(item)) {
+        const match = old.value.find((x) => structural.isObject(x) && keys.every((k) => structural.jsonEqual(x[k], item[k])));
+        if (match !== undefined) o = { value: match };
+      }
+      walk(item, s.items, `${path}[${i}]`, o, errs);
+    });
+    return;
+  }
+  if (!structural.isObject(v)) return;
+  const additional = structural.isObject(s.additionalProperties) ? (s.additionalProperties as Schema) : undefined;
+  for (const [k, x] of Object.entries(v)) {
+    const child = s.properties?.[k] ?? additional;
+    const o = old && structural.isObject(old.value) && k in old.value ? { value: old.value[k] } : undefined;
+    walk(x, child, path ? `${path}.${k}` : k, o, errs);
+  }
+}
+
+/** The CEL rules of `schema` evaluated over a custom resource; `old` on updates. */
+export function validateCELRules(obj: Record<string, unknown>, schema: Schema | undefined, old?: Record<string, unknown>): FieldError[] {
+  const errs: FieldError[] = [];
+  walk(obj, schema, '', old && { value: old }, errs);
+  return errs;
+}
