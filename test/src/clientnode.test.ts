@@ -38,3 +38,20 @@ test('@kubernetes/client-node: CRUD and a watch see the same objects', async () 
   const list = await core.listNamespacedConfigMap({ namespace: 'cn' });
   expect(list.items).toEqual([]);
 });
+
+test('@kubernetes/client-node: server-side apply through KubernetesObjectApi, as controllers apply their objects', async () => {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(s.kubeconfig);
+  const objects = k8s.KubernetesObjectApi.makeApiClient(kc);
+  const ssa = k8s.PatchStrategy.ServerSideApply;
+  const desired = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied', namespace: 'cn' }, data: { owner: 'controller-a' } };
+  const created = (await objects.patch(desired, undefined, undefined, 'controller-a', false, ssa)) as k8s.V1ConfigMap;
+  expect(created.metadata?.managedFields?.map((e) => [e.manager, e.operation])).toEqual([['controller-a', 'Apply']]);
+  const other = { ...desired, data: { owner: 'controller-b' } };
+  const conflict = await objects.patch(other, undefined, undefined, 'controller-b', false, ssa).catch((e) => e);
+  expect(conflict.code).toBe(409);
+  expect(JSON.parse(conflict.body).message).toBe('Apply failed with 1 conflict: conflict with "controller-a": .data.owner');
+  const forced = (await objects.patch(other, undefined, undefined, 'controller-b', true, ssa)) as k8s.V1ConfigMap;
+  expect(forced.data).toEqual({ owner: 'controller-b' });
+  expect(forced.metadata?.managedFields?.map((e) => e.manager)).toEqual(['controller-b']);
+});
