@@ -112,3 +112,12 @@ test('CEL rules are reported as not checked when blocking errors were found', ()
   expect(blockingRulesError(errs)).toEqual({ type: 'FieldValueInvalid', field: '<nil>', detail: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation' });
   expect(blockingRulesError(validateCustomResource({ spec: { image: 'UPPER' } }, withRules))).toBeUndefined();
 });
+
+test('embedded resources need apiVersion and kind, and valid labels', () => {
+  expect(messages({ spec: { image: 'x', template: { metadata: { labels: { 'bad key!': 'v' } }, kind: '' } } })).toEqual([
+    'spec.template.apiVersion: Required value',
+    'spec.template.kind: Invalid value: "": must not be empty',
+    expect.stringMatching(/^spec.template.metadata.labels: Invalid value: "bad key!": /),
+  ]);
+  expect(messages({ spec: { image: 'x', template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: '' } } } })).toEqual([]);
+});

@@ -6,7 +6,7 @@
  * (`spec.x in body should be less than or equal to 10`). Then kube's list-type checks
  * (x-kubernetes-list-type set and map: duplicates). CEL rules are not evaluated.
  */
-import { fieldErr, type FieldError } from '@windlass/machinery';
+import { fieldErr, isDNS1035Label, validateLabels, validateAnnotations, type FieldError } from '@windlass/machinery';
 import { child, index, isObject, type StructuralSchema } from './schema.js';
 import { checkFormat } from './formats.js';
 
@@ -167,7 +167,36 @@ function validateArray(v: unknown[], s: StructuralSchema, path: string, errs: Fi
   validateListType(v, s, path, errs);
 }
 
+/**
+ * kube's objectmeta validateEmbeddedResource: an embedded resource needs apiVersion and kind;
+ * its metadata's labels and annotations are validated (its name may be empty).
+ */
+function validateEmbedded(v: Record<string, unknown>, path: string, errs: FieldError[]): void {
+  for (const key of ['apiVersion', 'kind']) if (!(key in v)) errs.push(fieldErr.required(child(path, key)));
+  if ('apiVersion' in v) {
+    const a = v.apiVersion;
+    if (typeof a !== 'string') errs.push(fieldErr.invalid(child(path, 'apiVersion'), a, 'must be a string'));
+    else if (a === '') errs.push(fieldErr.invalid(child(path, 'apiVersion'), a, 'must not be empty'));
+    else if (a.split('/').length > 2) errs.push(fieldErr.invalid(child(path, 'apiVersion'), a, `unexpected GroupVersion string: ${a}`));
+  }
+  if ('kind' in v) {
+    const k = v.kind;
+    if (typeof k !== 'string') errs.push(fieldErr.invalid(child(path, 'kind'), k, 'must be a string'));
+    else if (k === '') errs.push(fieldErr.invalid(child(path, 'kind'), k, 'must not be empty'));
+    else {
+      const msgs = isDNS1035Label(k.toLowerCase());
+      if (msgs.length > 0) errs.push(fieldErr.invalid(child(path, 'kind'), k, `may have mixed case, but should otherwise match: ${msgs.join(',')}`));
+    }
+  }
+  const meta = v.metadata;
+  if (isObject(meta)) {
+    errs.push(...validateLabels(meta.labels, child(path, 'metadata.labels')));
+    errs.push(...validateAnnotations(meta.annotations, child(path, 'metadata.annotations')));
+  }
+}
+
 function validateObject(v: Record<string, unknown>, s: StructuralSchema, path: string, errs: FieldError[], old: Old): void {
+  if (s['x-kubernetes-embedded-resource'] && path !== '') validateEmbedded(v, path, errs);
   const n = Object.keys(v).length;
   if (s.maxProperties !== undefined && n > s.maxProperties) errs.push(tooMany(path, n, s.maxProperties));
   if (s.minProperties !== undefined && n < s.minProperties) errs.push(fieldErr.invalid(path, n, `${inBody(path)} should have at least ${s.minProperties} properties`));
