@@ -188,3 +188,23 @@ test('a write the strategy turns into no change stays a no-op: the manager time 
   expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
   expect(after.metadata.managedFields).toEqual(before.metadata.managedFields);
 });
+
+test('re-applying a Deployment that spells out zero values of non-pointer fields (`readOnly: false`) writes nothing: the generation stays', async () => {
+  const body = deployment('zeros');
+  const pod = body.spec.template.spec as Record<string, unknown>;
+  pod.containers = [{ name: 'nginx', image: 'nginx', volumeMounts: [{ name: 'data', mountPath: '/data', readOnly: false }] }];
+  pod.volumes = [{ name: 'data', emptyDir: {} }];
+  const path = `${deployments}/zeros`;
+  const first = await apply(path, body, 'fieldManager=kubectl');
+  expect(first.status).toBe(201);
+  const again = await apply(path, body, 'fieldManager=kubectl');
+  expect(again.status).toBe(200);
+  const before = first.body as { metadata: { resourceVersion: string; generation: number } };
+  const after = again.body as { metadata: { resourceVersion: string; generation: number }; spec: any };
+  expect(after.metadata.generation).toBe(1);
+  expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  // The stored struct has no readOnly (bool, omitempty), as kube answers; the applier still owns it.
+  expect(after.spec.template.spec.containers[0].volumeMounts[0]).toEqual({ name: 'data', mountPath: '/data' });
+  const [e] = entries(again.body);
+  expect(JSON.stringify(e.fieldsV1)).toContain('"f:readOnly":{}');
+});

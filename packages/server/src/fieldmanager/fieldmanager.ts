@@ -133,10 +133,15 @@ export class FieldManager {
     } else {
       out = result.object as unknown as KubeObject;
       this.spec.defaults?.(out);
+      // kube converts the merged value to the kind's Go struct: a zero value the applier spelled
+      // out for a non-pointer omitempty field (`readOnly: false`) is no field, so the strategy's
+      // semantic comparisons (a Deployment's generation) see no change where nothing changed.
+      this.spec.goEncode?.(out);
       managed.times.set(id, nowRFC3339());
     }
     if (manager === migratingManager) keepLastApplied(out, patch);
     setManagedFields(out, managed);
+    if (live) keepMetadataOrder(out, live);
     return out;
   }
 
@@ -254,6 +259,20 @@ function setManagedFields(obj: KubeObject, managed: Managed): void {
   const entries = encodeManagedFields(managed);
   if (entries) obj.metadata.managedFields = entries;
   else delete obj.metadata.managedFields;
+}
+
+/**
+ * metadata's keys in the live object's order (new ones after): the merge saw metadata without
+ * managedFields, and an object whose only difference is where managedFields sits would be
+ * stored again with a new resourceVersion. kube writes Go structs, whose field order is fixed.
+ */
+function keepMetadataOrder(out: KubeObject, live: KubeObject): void {
+  const meta = out.metadata;
+  if (!meta || !live.metadata) return;
+  const ordered: Record<string, unknown> = {};
+  for (const k of Object.keys(live.metadata)) if (k in meta) ordered[k] = (meta as Record<string, unknown>)[k];
+  for (const k of Object.keys(meta)) if (!(k in ordered)) ordered[k] = (meta as Record<string, unknown>)[k];
+  out.metadata = ordered as KubeObject['metadata'];
 }
 
 /** The object as SMD sees it: managedFields are metadata about it, not part of it. */
