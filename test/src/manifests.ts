@@ -40,24 +40,46 @@ export function projectNamespace(project: string): string {
  * Every document of every project, `List` kinds flattened to their items (kubectl applies
  * each item on its own). `clusterScoped` tells which kinds keep no namespace.
  */
-export function loadManifests(clusterScoped: Set<string>): Manifest[] {
-  const out: Manifest[] = [];
-  for (const project of projects()) {
+export function loadManifests(clusterScoped: Set<string>, only: string[] = projects()): Manifest[] {
+  const docs: Manifest[] = [];
+  for (const project of only) {
     for (const file of readdirSync(join(manifestsRoot, project)).sort()) {
       if (!/\.ya?ml$/.test(file)) continue;
       for (const doc of yaml.loadAll(readFileSync(join(manifestsRoot, project, file), 'utf8'), null, { json: true })) {
         if (doc === null || typeof doc !== 'object') continue;
         const d = doc as any;
         const items: any[] = /List$/.test(d.kind) && Array.isArray(d.items) ? d.items : [d];
-        for (const obj of items) {
-          const namespaced = !clusterScoped.has(`${groupOf(obj.apiVersion)}/${obj.kind}`);
-          if (namespaced && !obj.metadata.namespace) obj.metadata.namespace = projectNamespace(project);
-          out.push({ project, file, obj });
-        }
+        for (const obj of items) docs.push({ project, file, obj });
       }
     }
   }
-  return out;
+  // Custom resources are scoped as the corpus's CRDs declare (discovery knows them only once installed).
+  const scoped = new Set(clusterScoped);
+  for (const { obj } of docs) if (obj.kind === 'CustomResourceDefinition' && obj.spec?.scope === 'Cluster') scoped.add(`${obj.spec.group}/${obj.spec.names.kind}`);
+  for (const { project, obj } of docs) {
+    const namespaced = !scoped.has(`${groupOf(obj.apiVersion)}/${obj.kind}`);
+    if (namespaced && !obj.metadata.namespace) obj.metadata.namespace = projectNamespace(project);
+  }
+  return docs;
+}
+
+/** kube's TotalAnnotationSizeLimitB: the bytes of all of an object's annotation keys and values. */
+const annotationsLimit = 256 * 1024;
+const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * Whether `kubectl apply` (client-side) can apply the object: its last-applied annotation, the
+ * object as JSON, must fit kube's annotation limit. Larger objects (the big CRDs of
+ * prometheus-operator and Argo CD) are applied server-side, as those projects tell their users to.
+ */
+export function clientSideApplicable(obj: any): boolean {
+  const annotations = Object.entries(obj.metadata?.annotations ?? {}).reduce((n, [k, v]) => n + k.length + String(v).length, 0);
+  return annotations + lastApplied.length + Buffer.byteLength(JSON.stringify(obj)) < annotationsLimit;
+}
+
+/** The CRDs' kinds (`group/Kind`): their resources are applied once the CRDs are Established. */
+export function customKinds(manifests: Manifest[]): Set<string> {
+  return new Set(manifests.filter((m) => m.obj.kind === 'CustomResourceDefinition').map((m) => `${m.obj.spec.group}/${m.obj.spec.names.kind}`));
 }
 
 export function groupOf(apiVersion: string): string {
