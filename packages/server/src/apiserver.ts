@@ -20,6 +20,9 @@ import { parseListOptions } from './registry/listoptions.js';
 import { negotiate, type Negotiated } from './negotiation.js';
 import { acceptsGzip, encodeBody, notFoundPage, writeError, writeObject } from './respond.js';
 import { maxRequestBodyBytes, readBody } from './requestbody.js';
+
+/** The socket write buffer before backpressure: twice the largest request body, so any object's answer fits. */
+const answerBufferBytes = 2 * maxRequestBodyBytes;
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, serverVersion } from './discovery.js';
 import { aggregatedDiscovery, wantsAggregatedDiscovery, writeAggregatedDiscovery } from './aggregateddiscovery.js';
 import { refuseComputed, refuseSubresource } from './handlers/notserved.js';
@@ -561,10 +564,24 @@ export class APIServer {
     this.quotaController.start();
     this.garbageCollector.start();
     this.crdController.start();
+    // A response Node cannot hand to the socket at once makes it pause the connection's parser until
+    // the socket drains; a client that read the whole answer and sent its next request first (kubectl
+    // applying large CRDs does) has that request's bytes delivered to the paused parser anyway (a TLS
+    // socket's pause does not stop what it already decrypted), which Node 20 treats as a parse error
+    // and resets the connection. A socket write buffer as large as object answers get keeps a single
+    // answer from pausing the parser; watches and lists still drain as before (it is a threshold, not
+    // an allocation).
     const server = this.opts.tls ? https.createServer({ cert: this.opts.tls.cert, key: this.opts.tls.key }, this.handle) : http.createServer(this.handle);
+    server.on(this.opts.tls ? 'secureConnection' : 'connection', (socket: { _writableState?: { highWaterMark: number } }) => {
+      if (socket._writableState) socket._writableState.highWaterMark = answerBufferBytes;
+    });
     // Watches are long-lived: no socket timeout; keep-alive sockets are reused by clients.
     server.requestTimeout = 0;
     server.headersTimeout = 60_000;
+    // kube-apiserver's IdleTimeout (90 s, Go's transport keeps idle connections as long). Node's
+    // default of 5 s closes connections Go clients still reuse: a request sent as the server
+    // closes is reset, and kubectl and client-go do not retry a PATCH or POST that was.
+    server.keepAliveTimeout = 90_000;
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
