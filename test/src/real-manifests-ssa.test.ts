@@ -6,8 +6,8 @@
  * is empty. Custom resources are typed by their CRD's schema, built-ins by kube's.
  */
 import { type RunningServer, useWindlass } from './harness.js';
-import { expectedFromSent, groupOf, identity, loadManifests, type Manifest, projectNamespace, sentNotReturned } from './manifests.js';
-import { kubectl, kubectlOk, kubectlSplit, live, printed, stream, unexpectedStderr, waitEstablished } from './realkubectl.js';
+import { expectedFromSent, identity, loadManifests, type Manifest, projectNamespace, sentNotReturned } from './manifests.js';
+import { clusterScopedResources, kubectl, kubectlOk, kubectlSplit, live, printed, stream, unexpectedStderr, waitEstablished } from './realkubectl.js';
 
 const server = useWindlass();
 let s: RunningServer;
@@ -16,12 +16,7 @@ let all: Manifest[] = [];
 
 beforeAll(() => {
   s = server();
-  const clusterScoped = new Set<string>();
-  for (const row of kubectlOk(s.kubeconfig, ['api-resources', '--namespaced=false', '--no-headers']).trim().split('\n')) {
-    const cols = row.trim().split(/\s+/);
-    clusterScoped.add(`${groupOf(cols[cols.length - 3])}/${cols[cols.length - 1]}`);
-  }
-  all = loadManifests(clusterScoped, installed);
+  all = loadManifests(clusterScopedResources(s.kubeconfig), installed);
   const given = new Set(all.filter((m) => m.obj.kind === 'Namespace').map((m) => m.obj.metadata.name));
   const wanted = new Set([...installed.map(projectNamespace), ...all.map((m) => m.obj.metadata.namespace).filter(Boolean)]);
   const existing = new Set(kubectlOk(s.kubeconfig, ['get', 'namespaces', '-o', 'name']).trim().split('\n').map((n) => n.replace('namespace/', '')));

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type RunningServer, useWindlass } from './harness.js';
 import { batches, clientSideApplicable, customKinds, expectedFromSent, groupOf, identity, loadManifests, type Manifest, manifestsRoot, projectNamespace, projects, sentNotReturned } from './manifests.js';
-import { joined, kubectl, kubectlOk, kubectlSplit, live, noOutput, printed, stream, unexpectedStderr, waitEstablished } from './realkubectl.js';
+import { clusterScopedResources, joined, kubectl, kubectlOk, kubectlSplit, live, noOutput, printed, stream, unexpectedStderr, waitEstablished } from './realkubectl.js';
 
 const server = useWindlass();
 let s: RunningServer;
@@ -21,13 +21,7 @@ let custom = new Set<string>();
 
 beforeAll(() => {
   s = server();
-  // Scope from the server's discovery, as kubectl decides where an object without a namespace goes.
-  const clusterScoped = new Set<string>();
-  for (const row of kubectlOk(s.kubeconfig, ['api-resources', '--namespaced=false', '--no-headers']).trim().split('\n')) {
-    const cols = row.trim().split(/\s+/);
-    clusterScoped.add(`${groupOf(cols[cols.length - 3])}/${cols[cols.length - 1]}`);
-  }
-  all = loadManifests(clusterScoped);
+  all = loadManifests(clusterScopedResources(s.kubeconfig));
   custom = customKinds(all);
   plan = batches(all);
   // Each project's namespace, and those its objects name without creating them (created first

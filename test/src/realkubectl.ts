@@ -94,3 +94,13 @@ export function waitEstablished(kubeconfig: string, objs: any[]): string[] {
   const r = kubectl(kubeconfig, ['wait', '--for=condition=Established', '--timeout=60s', ...crds]);
   return r.code === 0 ? [] : [`wait Established (exit ${r.code}): ${r.stderr}`];
 }
+
+/** `group/resource` of every cluster-scoped resource, from the server's discovery, as kubectl decides where an object without a namespace goes. */
+export function clusterScopedResources(kubeconfig: string): Set<string> {
+  const out = new Set<string>();
+  for (const row of kubectlOk(kubeconfig, ['api-resources', '--namespaced=false', '--no-headers']).trim().split('\n')) {
+    const cols = row.trim().split(/\s+/);
+    out.add(`${groupOf(cols[cols.length - 3])}/${cols[cols.length - 1]}`);
+  }
+  return out;
+}
