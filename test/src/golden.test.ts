@@ -23,7 +23,37 @@ const knownManagedFields = { ...known, ...readKnown('known-managedfields-differe
 /** Every case: built-in kinds (issue 6), server-side apply, and CRDs with their custom resources. */
 const only = '.*';
 
-interface CaseReport { id: string; passed: boolean; codes: boolean; diff: string[] }
+interface Answer { code: number; body: unknown }
+interface CaseReport { id: string; passed: boolean; codes: boolean; diff: string[]; got?: Answer[] }
+
+/** The recorded answers by case id, normalized as compare.py writes the replayed ones. */
+const recorded = new Map<string, Answer[]>(
+  readFileSync(join(golden, 'responses.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => {
+    const c = JSON.parse(l) as { id: string; responses: Answer[] };
+    return [c.id, c.responses];
+  }),
+);
+
+/** JSON with keys sorted and managedFields entries in one fixed order. */
+function canonical(v: unknown, key = ''): unknown {
+  if (Array.isArray(v)) {
+    const items = v.map((x) => canonical(x));
+    return key === 'managedFields' ? items.sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)) : items;
+  }
+  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k], k)]));
+  return v;
+}
+
+/**
+ * kube sorts managedFields entries by their time in whole seconds: entries written in different
+ * steps of a case swap places when the steps straddle a second boundary, as they would on kube.
+ * Such a case answers as recorded once the entries' order is set aside.
+ */
+function sameUpToEntryOrder(c: CaseReport): boolean {
+  const want = recorded.get(c.id);
+  if (!want || !c.got || want.length !== c.got.length) return false;
+  return want.every((r, i) => r.code === c.got![i].code && JSON.stringify(canonical(r.body)) === JSON.stringify(canonical(c.got![i].body)));
+}
 
 function replay(s: RunningServer, managedFields: boolean): CaseReport[] {
   const out = join(s.dataDir, `golden-report-${managedFields}.json`);
@@ -35,6 +65,7 @@ function replay(s: RunningServer, managedFields: boolean): CaseReport[] {
 
 function check(cases: CaseReport[], known: Record<string, string>): void {
   expect(cases.length).toBeGreaterThan(450);
+  for (const c of cases) if (!c.passed && !(c.id in known) && sameUpToEntryOrder(c)) c.passed = true;
   const unexpected = cases.filter((c) => !c.passed && !(c.id in known)).map((c) => `${c.id}: ${c.diff.slice(0, 3).join(' | ')}`);
   // A listed case that now passes must leave the list, unless its answer depends on timing ("sometimes: …").
   const stale = cases.filter((c) => c.passed && c.id in known && !known[c.id].startsWith('sometimes: ')).map((c) => c.id);
