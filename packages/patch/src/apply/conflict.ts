@@ -12,8 +12,8 @@ export interface Conflict {
   readonly path: Path;
 }
 
-export function conflictMessage(c: Conflict): string {
-  return `conflict with ${goQuote(c.manager)}: ${pathToString(c.path)}`;
+export function conflictMessage(c: Conflict, printManager: (manager: string) => string = goQuote): string {
+  return `conflict with ${printManager(c.manager)}: ${pathToString(c.path)}`;
 }
 
 export class Conflicts extends Error {
@@ -39,9 +39,12 @@ export class Conflicts extends Error {
   }
 }
 
-/** Conflicts.Error(): one conflict alone, else grouped under each manager (sorted). */
-function conflictsMessage(conflicts: readonly Conflict[]): string {
-  if (conflicts.length === 1) return conflictMessage(conflicts[0]);
+/**
+ * Conflicts.Error(): one conflict alone, else grouped under each manager (sorted). kube words its
+ * 409 the same way, naming managers by its own printer (operation, apiVersion, subresource).
+ */
+export function conflictsMessage(conflicts: readonly Conflict[], printManager: (manager: string) => string = goQuote): string {
+  if (conflicts.length === 1) return conflictMessage(conflicts[0], printManager);
   const byManager = new Map<string, Path[]>();
   for (const c of conflicts) {
     const paths = byManager.get(c.manager);
@@ -50,7 +53,7 @@ function conflictsMessage(conflicts: readonly Conflict[]): string {
   }
   const lines: string[] = [];
   for (const manager of [...byManager.keys()].sort(compareStrings)) {
-    lines.push(`conflicts with ${goQuote(manager)}:`);
+    lines.push(`conflicts with ${printManager(manager)}:`);
     for (const p of byManager.get(manager)!) lines.push(`- ${pathToString(p)}`);
   }
   return lines.join('\n');

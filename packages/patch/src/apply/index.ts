@@ -14,4 +14,4 @@ export { removeItems, extractItems } from './remove.js';
 export { ensureNamedFieldsAreMembers, reconcileFieldSetWithSchema } from './schemasets.js';
 export { ValidationErrors, listItemToPathElement, ListItemError } from './typed.js';
 export { Updater, MissingVersionError, type ManagedFields, type VersionedSet, type UpdaterOptions, type UpdateResult } from './updater.js';
-export { Conflicts, conflictMessage, type Conflict } from './conflict.js';
+export { Conflicts, conflictMessage, conflictsMessage, type Conflict } from './conflict.js';

@@ -11,7 +11,8 @@ import { newBadRequest, newUntypedError } from '@windlass/machinery';
 import { Conflicts, FieldSet, makePath, type JsonValue, type ManagedFields, type SmdType } from '@windlass/patch';
 import { allowedConflictsFromLastApplied, keepLastApplied, migratingManager } from './lastapplied.js';
 import type { KubeObject } from '../registry/types.js';
-import { decodeManagedFields, emptyManaged, encodeManagedFields, managerIdentifier, nowRFC3339, type Managed, type ManagedFieldsEntry } from './managedfields.js';
+import { decodeManagedFields, emptyManaged, encodeManagedFields, managerIdentifier, type Managed, type ManagedFieldsEntry } from './managedfields.js';
+import { nowTimestamp } from '../registry/objectmeta.js';
 import { newApplyConflict, smdApply, smdUpdate, smdValidate } from './smd.js';
 
 /** kube's DefaultMaxUpdateManagers: older Update entries are merged into "ancient-changes". */
@@ -137,7 +138,7 @@ export class FieldManager {
       // out for a non-pointer omitempty field (`readOnly: false`) is no field, so the strategy's
       // semantic comparisons (a Deployment's generation) see no change where nothing changed.
       this.spec.goEncode?.(out);
-      managed.times.set(id, nowRFC3339());
+      managed.times.set(id, nowTimestamp());
     }
     if (manager === migratingManager) keepLastApplied(out, patch);
     setManagedFields(out, managed);
@@ -169,7 +170,7 @@ export class FieldManager {
       // kube's ScaleHandler rebuilds the parent's entries and takes the time of a scale manager
       // from the parent's, where a new one has none: its entries carry no time.
       if (subresource === 'scale') managed.times.delete(id);
-      else managed.times.set(id, nowRFC3339());
+      else managed.times.set(id, nowTimestamp());
     }
     managed.fields = managers;
     capUpdateManagers(managed);

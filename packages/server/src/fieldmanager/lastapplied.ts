@@ -6,6 +6,7 @@
  * to what they applied, so a later client-side apply computes its patch from the right base.
  */
 import { compare, toFieldSet, type FieldSet, type JsonValue, type SmdType } from '@windlass/patch';
+import { goMarshalSorted } from '@windlass/machinery';
 import type { KubeObject } from '../registry/types.js';
 
 export const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -37,7 +38,7 @@ export function allowedConflictsFromLastApplied(live: JsonValue, type: SmdType, 
   }
 }
 
-/** buildLastApplied: the applied configuration without the annotation, as Go encodes a map (keys sorted), with encoding/json's newline. */
+/** buildLastApplied: the applied configuration without the annotation, as Go's json.Encoder writes a map (keys sorted, HTML escaped, a newline). */
 export function keepLastApplied(out: KubeObject, applied: KubeObject): void {
   const annotations = out.metadata.annotations;
   if (!annotations?.[lastAppliedAnnotation]) return;
@@ -46,15 +47,5 @@ export function keepLastApplied(out: KubeObject, applied: KubeObject): void {
     delete copy.metadata.annotations[lastAppliedAnnotation];
     if (Object.keys(copy.metadata.annotations).length === 0) delete copy.metadata.annotations;
   }
-  out.metadata.annotations = { ...annotations, [lastAppliedAnnotation]: `${JSON.stringify(sortKeys(copy))}\n` };
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) out[k] = sortKeys((v as Record<string, unknown>)[k]);
-    return out;
-  }
-  return v;
+  out.metadata.annotations = { ...annotations, [lastAppliedAnnotation]: `${goMarshalSorted(copy)}\n` };
 }

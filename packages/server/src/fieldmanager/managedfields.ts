@@ -133,18 +133,6 @@ export function printManager(id: string): string {
   return s;
 }
 
-let clockSecond = -1;
-let clockText = '';
-
-/** metav1.Time as kube writes it: RFC 3339, whole seconds, UTC (formatted once a second). */
-export function nowRFC3339(): string {
-  const second = Math.floor(Date.now() / 1000);
-  if (second !== clockSecond) {
-    clockSecond = second;
-    clockText = new Date(second * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
-  }
-  return clockText;
-}
 
 /** kube's managerOrUserAgent: the fieldManager parameter, else who the User-Agent names. */
 export function managerOrUserAgent(fieldManager: string, userAgent: string | undefined): string {

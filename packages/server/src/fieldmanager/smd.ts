@@ -4,7 +4,7 @@
  * configuration to a typed value, and conflicts as kube's 409.
  */
 import { newApplyConflict as conflictStatus, type StatusError } from '@windlass/machinery';
-import { Conflicts, FieldSet, listItemToPathElement, pathToString, PathElement, Updater, type JsonValue, type ManagedFields, type SmdType } from '@windlass/patch';
+import { Conflicts, conflictsMessage, FieldSet, listItemToPathElement, pathToString, PathElement, Updater, type JsonValue, type ManagedFields, type SmdType } from '@windlass/patch';
 import { printManager } from './managedfields.js';
 
 const updaters = new WeakMap<SmdType, Map<FieldSet | undefined, Updater>>();
@@ -41,20 +41,7 @@ export function newApplyConflict(err: unknown): StatusError | undefined {
   if (!(err instanceof Conflicts)) return undefined;
   const cs = err.conflicts;
   const causes = cs.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.manager)}`, field: pathToString(c.path) }));
-  let message: string;
-  if (cs.length === 1) {
-    message = `Apply failed with 1 conflict: conflict with ${printManager(cs[0].manager)}: ${pathToString(cs[0].path)}`;
-  } else {
-    const byManager = new Map<string, string[]>();
-    for (const c of cs) {
-      const paths = byManager.get(c.manager) ?? [];
-      paths.push(pathToString(c.path));
-      byManager.set(c.manager, paths);
-    }
-    const lines: string[] = [];
-    for (const m of [...byManager.keys()].sort()) lines.push(`conflicts with ${printManager(m)}:`, ...byManager.get(m)!.map((p) => `- ${p}`));
-    message = `Apply failed with ${cs.length} conflicts: ${lines.join('\n')}`;
-  }
+  const message = `Apply failed with ${cs.length} conflict${cs.length === 1 ? '' : 's'}: ${conflictsMessage(cs, printManager)}`;
   return conflictStatus(causes, message);
 }
 

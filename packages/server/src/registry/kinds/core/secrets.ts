@@ -63,14 +63,6 @@ export const secrets: ResourceDefinition = {
       const s = obj as Secret;
       if (!s.type) s.type = 'Opaque';
     },
-    prepareForCreate(obj) {
-      const s = obj as Secret;
-      if (!s.type) s.type = 'Opaque';
-    },
-    prepareForUpdate(obj) {
-      const s = obj as Secret;
-      if (!s.type) s.type = 'Opaque';
-    },
     validate: validateSecret,
     validateUpdate(obj, old) {
       const errs = validateSecret(obj);
