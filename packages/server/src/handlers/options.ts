@@ -101,6 +101,7 @@ export function parseDeleteOptions(query: URLSearchParams, body: unknown, conten
   invalidOptions('DeleteOptions', errs);
   return {
     dryRun: dryRun.length > 0, preconditions: opts.preconditions,
+    gracePeriodSeconds: typeof opts.gracePeriodSeconds === 'number' ? opts.gracePeriodSeconds : undefined,
     propagationPolicy: (propagationPolicy ?? undefined) as DeleteOptions['propagationPolicy'],
     orphanDependents: orphanDependents ?? undefined,
   };

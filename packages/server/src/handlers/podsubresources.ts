@@ -88,9 +88,9 @@ async function evict(s: RequestScope): Promise<void> {
       });
     }
   }
-  const options = (eviction.deleteOptions ?? {}) as { preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: string[] };
+  const options = (eviction.deleteOptions ?? {}) as { preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: string[]; gracePeriodSeconds?: number };
   await s.store.delete(s.info.namespace, s.info.name, {
     dryRun: s.query.getAll('dryRun').length > 0 || (options.dryRun ?? []).length > 0,
-    preconditions: options.preconditions,
+    preconditions: options.preconditions, gracePeriodSeconds: options.gracePeriodSeconds,
   });
 }

@@ -74,15 +74,14 @@ export function deletionFinalizers(policy: GCPolicy, obj: KubeObject, opts: Prop
 }
 
 /**
- * markAsDeleting: a kind without graceful deletion that has to wait for finalizers gets
- * deletionTimestamp now (unless an earlier one is set) and a zero grace period; the first
- * time, its generation moves on, as controllers of an object being deleted change behaviour.
+ * markAsDeleting: an object kept for its finalizers outside a graceful deletion gets
+ * deletionTimestamp now, unless an earlier one is set (a later one, left by a graceful deletion
+ * being cut short, moves to now), and a zero grace period; the first time, its generation moves
+ * on, as controllers of an object being deleted change behaviour.
  */
-export function markAsDeleting(obj: KubeObject): void {
+export function markAsDeleting(obj: KubeObject, now = Date.now()): void {
   const meta = obj.metadata;
-  if (!meta.deletionTimestamp) {
-    if (typeof meta.generation === 'number' && meta.generation > 0) meta.generation++;
-    meta.deletionTimestamp = nowTimestamp();
-  }
+  if (!meta.deletionTimestamp && typeof meta.generation === 'number' && meta.generation > 0) meta.generation++;
+  if (!meta.deletionTimestamp || Date.parse(meta.deletionTimestamp) > now) meta.deletionTimestamp = nowTimestamp(new Date(now));
   meta.deletionGracePeriodSeconds = 0;
 }

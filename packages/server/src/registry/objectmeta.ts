@@ -60,10 +60,15 @@ export function carryUpdateMetadata(obj: KubeObject, old: KubeObject, generation
   m.uid = o.uid;
   m.creationTimestamp = o.creationTimestamp;
   delete m.selfLink;
+  // An update never removes or moves a deletionTimestamp, nor removes deletionGracePeriodSeconds;
+  // one that sets either where there was none, or changes the grace period, is kept for
+  // validation to refuse (immutable), as kube's BeforeUpdate leaves it.
   if (o.deletionTimestamp) m.deletionTimestamp = o.deletionTimestamp;
-  else delete m.deletionTimestamp;
-  if (o.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = o.deletionGracePeriodSeconds;
-  else delete m.deletionGracePeriodSeconds;
+  else if (m.deletionTimestamp === null || m.deletionTimestamp === '') delete m.deletionTimestamp;
+  if (m.deletionGracePeriodSeconds === undefined || m.deletionGracePeriodSeconds === null) {
+    if (o.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = o.deletionGracePeriodSeconds;
+    else delete m.deletionGracePeriodSeconds;
+  }
   // kube's BeforeUpdate: requests cannot change generation; kinds that track it bump it on spec changes.
   if (generation) m.generation = (o.generation ?? 1) + (specChanged ? 1 : 0);
   else if (o.generation !== undefined) m.generation = o.generation;

@@ -22,7 +22,7 @@ import { listSeriesFor } from '../metrics/storagemetrics.js';
 import { inFlightWritesOf, type InFlightWrites } from './inflightwrites.js';
 import { semanticEqual } from './semanticequal.js';
 import type { ListSeries } from '../metrics/listmetrics.js';
-import { defaultGarbageCollectionPolicy, deletionFinalizers, markAsDeleting, type PropagationOptions } from './deletionpropagation.js';
+import { planDeletion, type GracefulOptions } from './gracefuldeletion.js';
 import { fieldManagerFor } from '../fieldmanager/forkind.js';
 
 export interface WriteOptions {
@@ -55,7 +55,7 @@ export interface WriteOptions {
 /** The identity of writes the server makes itself (bootstrap) and of servers run without authentication. */
 export const systemUser: UserInfo = { name: 'system:apiserver', uid: '', groups: ['system:masters', 'system:authenticated'] };
 
-export interface DeleteOptions extends WriteOptions, PropagationOptions {
+export interface DeleteOptions extends WriteOptions, GracefulOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
 }
 
@@ -345,7 +345,7 @@ export class Store {
           stored = true;
           return CachedObject.fromStored(key, kv.modRevision, kv.value, this.attrsOf);
         }
-        if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0 && this.mayRemoveOnUpdate(next)) {
+        if ((next.metadata.finalizers ?? []).length === 0 && this.mayRemoveOnUpdate(next, current)) {
           // As kube's deleteWithoutFinalizers: the update's own allocations go back (stored stays
           // false) and the removed object's are released by the kind's afterDelete.
           if (opts.dryRun) return CachedObject.fromObject(key, kv.modRevision, next, this.attrsOf);
@@ -385,9 +385,15 @@ export class Store {
     throw err;
   }
 
-  /** An object being deleted is removed once its last finalizer is gone (unless the kind still finalizes it). */
-  private mayRemoveOnUpdate(obj: KubeObject): boolean {
-    return !this.def.pendingFinalization?.(obj);
+  /**
+   * kube's ShouldDeleteDuringUpdate: an object being deleted is removed once its last finalizer is
+   * gone (unless the kind still finalizes it), but not during a grace period: whoever terminates
+   * it (the kubelet) makes the final delete.
+   */
+  private mayRemoveOnUpdate(next: KubeObject, current: KubeObject): boolean {
+    const m = current.metadata;
+    if (!m.deletionTimestamp || (m.deletionGracePeriodSeconds ?? 0) !== 0) return false;
+    return !this.def.pendingFinalization?.(next);
   }
 
   /** The object an update attempt writes, and the end of what its beginUpdate hook began. */
@@ -550,20 +556,21 @@ export class Store {
         if (fromCache) continue;
         throw err;
       }
-      const pending = this.beginGracefulDelete(structuredClone(current), opts);
+      const plan = planDeletion(this.def, this.kind.resource, current, opts);
       try {
-        if (pending) {
-          if (opts.dryRun) return { object: pending, removed: false };
-          const bytes = encodeForStorage(pending);
-          if (bytes.equals(kv.value)) return { object: current, removed: false };
-          const written = await this.storage.update(key, bytes, kv.modRevision);
-          pending.metadata.resourceVersion = String(written.modRevision);
-          return { object: pending, removed: false };
+        if (plan.action === 'pending') return { object: current, removed: false };
+        if (plan.action === 'remove') {
+          if (opts.dryRun) return { object: current, removed: true };
+          return { object: await this.remove(key, kv, current), removed: true };
         }
-        if (opts.dryRun) return { object: current, removed: true };
-        await this.storage.delete(key, kv.modRevision);
-        if (this.kind.afterDelete && this.ctx) await this.kind.afterDelete(current, this.ctx);
-        return { object: current, removed: true };
+        const pending = plan.object;
+        if (opts.dryRun) return { object: pending, removed: plan.thenRemove };
+        const bytes = encodeForStorage(pending);
+        if (bytes.equals(kv.value)) return { object: current, removed: false };
+        const written = await this.storage.update(key, bytes, kv.modRevision);
+        pending.metadata.resourceVersion = String(written.modRevision);
+        if (!plan.thenRemove) return { object: pending, removed: false };
+        return { object: await this.removeAfterGrace(key, written, pending, opts), removed: true };
       } catch (err) {
         if (isStorageError(err, 'Conflict')) continue;
         if (isStorageError(err, 'NotFound')) throw newNotFound(this.gr, name);
@@ -571,6 +578,37 @@ export class Store {
       }
     }
     throw newConflict(this.gr, name, OptimisticLockErrorMsg);
+  }
+
+  /** Removes the stored object at this revision; answers its last state at the deletion's revision, as kube's storage does. */
+  private async remove(key: string, kv: KeyValue, last: KubeObject): Promise<KubeObject> {
+    const { revision } = await this.storage.delete(key, kv.modRevision);
+    if (this.kind.afterDelete && this.ctx) await this.kind.afterDelete(last, this.ctx);
+    last.metadata.resourceVersion = String(revision);
+    return last;
+  }
+
+  /**
+   * The removal that follows a grace-0 write. Whoever terminates the object may remove it first
+   * (not found is success, answered with the written state), and a write in between does not stop
+   * it: the preconditions are checked again, a resourceVersion one against the written revision.
+   */
+  private async removeAfterGrace(key: string, written: KeyValue, pending: KubeObject, opts: DeleteOptions): Promise<KubeObject> {
+    const preconditions = opts.preconditions?.resourceVersion ? { ...opts.preconditions, resourceVersion: String(written.modRevision) } : opts.preconditions;
+    let kv: KeyValue | null = written;
+    for (let attempt = 0; attempt < maxUpdateAttempts && kv; attempt++) {
+      const last = kv === written ? pending : decodeKeyValue(kv);
+      if (kv !== written) this.checkDeletePreconditions(last, { ...opts, preconditions });
+      try {
+        return await this.remove(key, kv, last);
+      } catch (err) {
+        if (isStorageError(err, 'Conflict')) kv = err.details.current ?? (await this.storage.get(key));
+        else if (isStorageError(err, 'NotFound')) kv = null;
+        else throw err;
+      }
+    }
+    if (kv) throw newConflict(this.gr, pending.metadata.name!, OptimisticLockErrorMsg);
+    return pending;
   }
 
   private checkDeletePreconditions(current: KubeObject, opts: DeleteOptions): void {
@@ -587,35 +625,23 @@ export class Store {
   }
 
   /**
-   * Returns the object to keep (with deletionTimestamp set) when deletion must wait for
-   * finalizers, else null. The garbage collector's finalizers are first set as the options ask
-   * (kube's updateForGracefulDeletionAndFinalizers; no kind here deletes gracefully).
+   * DELETE on a collection (kube's Store.DeleteCollection): deletes every object the selectors
+   * match, or only the first page when a limit is asked, each as its own DELETE with the same
+   * options (objects gone meanwhile are skipped). Answers the list as it was listed: the objects
+   * before their deletion, the list's resourceVersion and, under a limit, its continue token.
    */
-  private beginGracefulDelete(obj: KubeObject, opts: PropagationOptions): KubeObject | null {
-    const finalizers = deletionFinalizers(defaultGarbageCollectionPolicy(this.def, this.kind.resource), obj, opts);
-    if (finalizers) {
-      if (finalizers.length > 0) obj.metadata.finalizers = finalizers;
-      else delete obj.metadata.finalizers;
-    }
-    if ((obj.metadata.finalizers ?? []).length === 0 && !this.def.pendingFinalization?.(obj)) return null;
-    markAsDeleting(obj);
-    this.def.onDeletionRequested?.(obj);
-    return obj;
-  }
-
-  /** DELETE on a collection: deletes every object the selectors match; returns them. */
-  async deleteCollection(namespace: string, listOpts: ListOptions, opts: DeleteOptions): Promise<KubeObject[]> {
-    const { items } = await this.list(namespace, { ...listOpts, limit: 0, continue: '' });
-    const deleted: KubeObject[] = [];
-    for (const { object: item } of items) {
+  async deleteCollection(namespace: string, listOpts: ListOptions, opts: DeleteOptions): Promise<{ items: KubeObject[]; resourceVersion: string; continue?: string; remainingItemCount?: number }> {
+    const limited = (listOpts.limit ?? 0) > 0;
+    const listed = await this.list(namespace, limited ? listOpts : { ...listOpts, limit: 0, continue: '' });
+    const items = listed.items.map((i) => structuredClone(i.object));
+    for (const item of items) {
       try {
-        const { object } = await this.delete(item.metadata.namespace ?? '', item.metadata.name!, opts);
-        deleted.push(object);
+        await this.delete(item.metadata.namespace ?? '', item.metadata.name!, opts);
       } catch (err) {
         if ((err as StatusError).code !== 404) throw err;
       }
     }
-    return deleted;
+    return { items, resourceVersion: listed.resourceVersion, continue: limited ? listed.continue : undefined, remainingItemCount: limited ? listed.remainingItemCount : undefined };
   }
 
   private validateOrThrow(name: string, errs: FieldError[]): void {

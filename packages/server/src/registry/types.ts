@@ -261,6 +261,11 @@ export interface ResourceDefinition {
   pendingFinalization?(obj: KubeObject): boolean;
   /** Marks an object whose deletion was requested (a namespace becomes Terminating). Mutates obj. */
   onDeletionRequested?(obj: KubeObject): void;
+  /**
+   * kube's CheckGracefulDelete, for kinds deleted gracefully (pods): the grace period a DELETE
+   * asking for `requested` seconds (unset: the kind's default) gives this object.
+   */
+  checkGracefulDelete?(obj: KubeObject, requested: number | undefined): number;
   /** PUT of a missing object creates it. */
   allowCreateOnUpdate?: boolean;
   /** Extra field-selector labels beyond metadata.name and metadata.namespace. */

@@ -42,6 +42,8 @@ function keepAllBut(desired: KubeObject, current: KubeObject, keep: string[]): v
 const statusStrategy: StatusStrategy = {
   prepareForUpdate(obj0, old) {
     keepAllBut(obj0, old, ['status']);
+    // The status writer (the kubelet) never sets deletionTimestamp: it stays the stored one.
+    delete obj0.metadata.deletionTimestamp;
     if (old.metadata.ownerReferences === undefined) delete obj0.metadata.ownerReferences;
     else obj0.metadata.ownerReferences = old.metadata.ownerReferences;
     const status = isObject(obj0.status) ? obj0.status : (obj0.status = {});
@@ -203,6 +205,19 @@ const podColumns: TableColumn[] = [
   column('Readiness Gates', 'string', 'If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates', 1),
 ];
 
+/**
+ * podStrategy.CheckGracefulDelete: the grace asked for, else spec.terminationGracePeriodSeconds;
+ * none for a pod no kubelet runs (not bound to a node) or one that has finished.
+ */
+function podGracePeriod(pod: KubeObject, requested: number | undefined): number {
+  const spec = specOf(pod);
+  let period = requested ?? (typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : 0);
+  if (!str(spec.nodeName)) period = 0;
+  const phase = statusOf(pod).phase;
+  if (phase === 'Failed' || phase === 'Succeeded') period = 0;
+  return period < 0 ? 1 : period;
+}
+
 export const pods: KindDefinition = {
   group: '', version: 'v1', resource: 'pods',
   generation: true,
@@ -223,6 +238,7 @@ export const pods: KindDefinition = {
       ...podWarnings(pod as Json),
     ],
   },
+  checkGracefulDelete: podGracePeriod,
   subresourceStrategies: { status: statusStrategy, ephemeralcontainers: ephemeralContainersStrategy, resize: resizeStrategy },
   admission: [limitRangerAdmission, serviceAccountAdmission, podSecurityAdmission, priorityAdmission, defaultTolerationSecondsAdmission],
   table: { columns: podColumns, cells: (pod) => podCells(pod), rowConditions: podRowConditions },
