@@ -7,14 +7,14 @@
 // writes into DIR (kept if already there, so re-running is harmless):
 //   pki/ca.crt, pki/ca.key               a CA (clients trust ca.crt)
 //   tls.crt, tls.key                     the serving certificate (CA appended) for --tls-cert-file/--tls-private-key-file
-//   tokens.csv                           --token-auth-file: an admin (system:masters) and a Prometheus token
+//   tokens.csv                           --token-auth-file: an admin (system:masters) and a Prometheus token (system:monitoring)
 //   admin-token, prometheus-token        the tokens alone (Prometheus' bearer_token_file)
 //   kubeconfig                           for --server URL (default https://127.0.0.1:6443), trusting ca.crt
 //
 // The certificate names localhost, 127.0.0.1, ::1 and the compose service names (windlass,
 // windlass-1…3, haproxy) plus --hosts. Needs the workspace built (packages/auth/dist).
-// /metrics is allowed to system:masters only until RBAC exists, so the Prometheus token is
-// in that group too; treat it as an admin credential.
+// The Prometheus token is in system:monitoring, which kube's bootstrap RBAC policy lets read
+// /metrics, /metrics/slis and the health endpoints, and nothing else.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -51,7 +51,7 @@ export async function ensureHaCredentials(dir, { hosts = [], server = 'https://1
   };
   const admin = token(files.adminToken);
   const prometheus = token(files.prometheusToken);
-  writeFileSync(files.tokens, `${admin},windlass-admin,windlass-admin,"system:masters"\n${prometheus},prometheus,prometheus,"system:masters,system:monitoring"\n`, { mode: 0o644 });
+  writeFileSync(files.tokens, `${admin},windlass-admin,windlass-admin,"system:masters"\n${prometheus},prometheus,prometheus,"system:monitoring"\n`, { mode: 0o644 });
   await auth.writeKubeconfig(files.kubeconfig, { server, caCertPem: serving.caCertPem, token: admin });
   return { ...files, adminTokenValue: admin, prometheusTokenValue: prometheus };
 }

@@ -20,11 +20,16 @@ data:
   other: "x"
 `;
 
-test('requests without a valid token get a 401 Status; with it they are served', async () => {
+test('requests with a wrong token get a 401 Status, without one they are anonymous (403 under RBAC); with the admin token they are served', async () => {
+  const wrong = await httpsCall(s, 'GET', '/api/v1/namespaces', { token: 'wrong' });
+  expect(wrong.status).toBe(401);
+  expect(wrong.body).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
   const none = await httpsCall(s, 'GET', '/api/v1/namespaces');
-  expect(none.status).toBe(401);
-  expect(none.body).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
-  expect((await httpsCall(s, 'GET', '/api/v1/namespaces', { token: 'wrong' })).status).toBe(401);
+  expect(none.status).toBe(403);
+  expect(none.body).toEqual({
+    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Forbidden', code: 403, details: { kind: 'namespaces' },
+    message: 'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope',
+  });
   const ok = await httpsCall(s, 'GET', '/api/v1/namespaces', { token: adminToken(s) });
   expect(ok.status).toBe(200);
   expect(ok.body.items.map((n: any) => n.metadata.name)).toEqual(expect.arrayContaining(['default', 'kube-system']));

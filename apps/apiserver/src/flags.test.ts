@@ -70,6 +70,8 @@ describe('defaults', () => {
       etcdServers: [],
       etcdPrefix: '/registry',
       featureGates: { APIResponseCompression: true, AllowUnsafeMalformedObjectDeletion: false, CBORServingAndStorage: false },
+      authorizationModes: ['RBAC'],
+      anonymousAuth: true,
       etcdCompactionIntervalMs: 5 * 60 * 1000,
       watchCacheHistoryWindowMs: 5 * 60 * 1000,
       watchCacheSnapshotWindowMs: 75 * 1000,
@@ -297,6 +299,27 @@ describe('TLS and authentication files', () => {
   });
 });
 
+describe('--authorization-mode and --anonymous-auth', () => {
+  it('takes kube\'s mode names in order; repeating the flag adds modes', () => {
+    expect(start('--authorization-mode=AlwaysDeny,RBAC').authorizationModes).toEqual(['AlwaysDeny', 'RBAC']);
+    expect(start('--authorization-mode', 'AlwaysAllow').authorizationModes).toEqual(['AlwaysAllow']);
+    expect(start('--authorization-mode=AlwaysDeny', '--authorization-mode=RBAC').authorizationModes).toEqual(['AlwaysDeny', 'RBAC']);
+  });
+
+  it('refuses unknown and repeated modes as kube does, and kube\'s modes Windlass lacks with the reason', () => {
+    expect(flagError(['start', '--authorization-mode=Rbac'])).toBe('invalid argument "Rbac" for "--authorization-mode" flag: authorization-mode "Rbac" is not a valid mode');
+    expect(flagError(['start', '--authorization-mode=RBAC,RBAC'])).toBe('invalid argument "RBAC,RBAC" for "--authorization-mode" flag: authorization-mode ["RBAC" "RBAC"] has mode specified more than once');
+    expect(flagError(['start', '--authorization-mode=Node,RBAC'])).toMatch(/^invalid argument "Node,RBAC" for "--authorization-mode" flag: authorization-mode "Node" is not supported by windlass: .*; use RBAC$/);
+    expect(flagError(['start', '--authorization-mode=Webhook'])).toMatch(/authorization-mode "Webhook" is not supported by windlass/);
+  });
+
+  it('turns anonymous requests off with --anonymous-auth=false', () => {
+    expect(start('--anonymous-auth=false').anonymousAuth).toBe(false);
+    expect(start('--anonymous-auth').anonymousAuth).toBe(true);
+    expect(flagError(['start', '--anonymous-auth=maybe'])).toBe('invalid argument "maybe" for "--anonymous-auth" flag: strconv.ParseBool: parsing "maybe": invalid syntax');
+  });
+});
+
 describe('usage()', () => {
   const text = usage();
 
@@ -359,7 +382,7 @@ describe('usage()', () => {
 
   it('aligns descriptions in one column', () => {
     const flagLines = section('start');
-    expect(flagLines).toHaveLength(27);
+    expect(flagLines).toHaveLength(29);
     expect(new Set(flagLines.map(column)).size).toBe(1);
   });
 

@@ -23,6 +23,16 @@ export const FEATURE_GATES = {
 } as const satisfies Record<string, FeatureGateSpec>;
 
 export type FeatureGateName = keyof typeof FEATURE_GATES;
+
+/** kube's --authorization-mode names Windlass serves (the server's AuthorizationMode). */
+export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'] as const;
+export type AuthorizationModeName = (typeof AUTHORIZATION_MODES)[number];
+/** kube's other modes: refused with the reason rather than as unknown names. */
+const UNSUPPORTED_AUTHORIZATION_MODES: Record<string, string> = {
+  Node: 'Windlass builds no node graph for the Node authorizer (kubelets are authorized by RBAC alone)',
+  Webhook: 'Windlass does not call authorization webhooks',
+  ABAC: 'Windlass does not read ABAC policy files',
+};
 export type FeatureGates = Record<FeatureGateName, boolean>;
 
 export interface ServerOptions {
@@ -42,6 +52,10 @@ export interface ServerOptions {
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
   tokenAuthFile?: string;
+  /** kube's --authorization-mode, in order; Windlass's default is RBAC (kubeadm's and kind's clusters, less Node). */
+  authorizationModes: AuthorizationModeName[];
+  /** kube's --anonymous-auth: requests without credentials are system:anonymous (reset to false under AlwaysAllow, as kube). */
+  anonymousAuth: boolean;
   /** The SQLite file of embedded storage (`:memory:` for none); unset means inside dataDir. */
   embeddedPath?: string;
   /** kube's --etcd-compaction-interval, in ms; 0 disables periodic compaction. */
@@ -112,6 +126,10 @@ export function defaultServerOptions(): ServerOptions {
     etcdServers: [],
     etcdPrefix: '/registry',
     featureGates: defaultFeatureGates(),
+    // Unlike kube-apiserver's AlwaysAllow: a Kubernetes user expects a cluster that checks
+    // RBAC, as kubeadm, kind and managed clusters do; the admin kubeconfig is system:masters.
+    authorizationModes: ['RBAC'],
+    anonymousAuth: true,
     etcdCompactionIntervalMs: 5 * 60 * 1000,
     watchCacheHistoryWindowMs: 5 * 60 * 1000,
     watchCacheSnapshotWindowMs: 75 * 1000,
@@ -271,6 +289,17 @@ function featureGatesUsage(): string {
 
 const defaults = defaultServerOptions();
 
+/** pflag's string slice: comma-separated values, each kube mode name once. */
+function parseAuthorizationModes(value: string): AuthorizationModeName[] {
+  const modes = value.split(',').map((m) => m.trim());
+  for (const mode of modes) {
+    if (Object.hasOwn(UNSUPPORTED_AUTHORIZATION_MODES, mode)) throw `authorization-mode ${JSON.stringify(mode)} is not supported by ${PROGRAM}: ${UNSUPPORTED_AUTHORIZATION_MODES[mode]}; use RBAC`;
+    if (!(AUTHORIZATION_MODES as readonly string[]).includes(mode)) throw `authorization-mode ${JSON.stringify(mode)} is not a valid mode`;
+  }
+  if (new Set(modes).size !== modes.length) throw `authorization-mode [${modes.map((m) => JSON.stringify(m)).join(' ')}] has mode specified more than once`;
+  return modes as AuthorizationModeName[];
+}
+
 // Sorted by name, as pflag prints them.
 const FLAGS: FlagSpec[] = [
   {
@@ -279,6 +308,27 @@ const FLAGS: FlagSpec[] = [
     usage: 'File with admission control configuration (an AdmissionConfiguration; ResourceQuota reads its limitedResources from it).',
     set(s, v) {
       s.options.admissionControlConfigFile = nonEmpty(v);
+    },
+  },
+  {
+    name: 'anonymous-auth',
+    type: '',
+    bool: true,
+    defaultText: String(defaults.anonymousAuth),
+    usage: 'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated. Turned off when --authorization-mode includes AlwaysAllow, as kube does.',
+    set(s, v) {
+      s.options.anonymousAuth = parseBool(v);
+    },
+  },
+  {
+    name: 'authorization-mode',
+    type: 'strings',
+    defaultText: `[${defaults.authorizationModes.join(',')}]`,
+    usage: `Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: ${AUTHORIZATION_MODES.join(',')}. The first to allow a request allows it; members of system:masters (the generated admin token) are always allowed. Unlike kube-apiserver (AlwaysAllow), the default checks RBAC, with kube's bootstrap roles.`,
+    set(s, v) {
+      // A string slice: the first use replaces the default, later ones add to it.
+      const modes = parseAuthorizationModes(v);
+      s.options.authorizationModes = s.seen.has('authorization-mode') ? parseAuthorizationModes([...s.options.authorizationModes, ...modes].join(',')) : modes;
     },
   },
   {

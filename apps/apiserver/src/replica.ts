@@ -95,6 +95,7 @@ export function newAPIServer(o: ServerOptions, storage: Storage, creds: { tls: {
     cacher: { historyWindowMs: o.watchCacheHistoryWindowMs, snapshotWindowMs: o.watchCacheSnapshotWindowMs },
     services: { clusterIPRange: o.serviceClusterIPRange, nodePortRange: o.serviceNodePortRange },
     admissionControlConfigFile: o.admissionControlConfigFile,
+    authorization: { modes: o.authorizationModes, anonymous: o.anonymousAuth },
     operations: {
       maxRequestsInflight: o.maxRequestsInflight,
       maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,

@@ -35,7 +35,9 @@ import { getResource, listResource } from './handlers/read.js';
 import { watchResource } from './handlers/watch.js';
 import { createResource, patchResource, updateResource } from './handlers/write.js';
 import { serveScale } from './handlers/scale.js';
-import { ensureBootstrapPolicy } from './rbac/index.js';
+import { ensureBootstrapPolicy, newAuthorizer, rbacObjectsFrom, type AuthorizationMode } from './rbac/index.js';
+import { cachedRBACObjects } from './rbac/cached.js';
+import { RequestGuard, anonymousUser, presentsCredentials } from './filters/authorization.js';
 import { ensureDefaultServiceCIDR, ensureSystemPriorityClasses } from './bootstrapobjects.js';
 import { ensureFlowControlBootstrap } from './bootstrapflowcontrol.js';
 import { kubernetesServiceObject } from './registry/kinds/core/services.js';
@@ -109,10 +111,12 @@ export interface APIServerOptions {
   operations?: OperationsOptions;
   /** kube's --admission-control-config-file: an AdmissionConfiguration, read at start (ResourceQuota's limitedResources). */
   admissionControlConfigFile?: string;
+  /**
+   * With an authenticator: kube's --authorization-mode (default RBAC) and --anonymous-auth
+   * (default true; off whenever AlwaysAllow is a mode, as kube resets it).
+   */
+  authorization?: { modes?: AuthorizationMode[]; anonymous?: boolean };
 }
-
-/** Paths kube's default RBAC lets anyone read (system:public-info-viewer). */
-const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
 
 const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
@@ -142,6 +146,8 @@ export class APIServer {
   private ctx!: StoreContext;
   /** Serves the resources of CustomResourceDefinitions (crd/controller.ts). */
   readonly crdController: CRDController;
+  /** Impersonation and authorization, with an authenticator (filters/authorization.ts). */
+  private readonly guard?: RequestGuard;
 
   /**
    * Serves resources added at run time (custom resources): each gets a Store, the watch cache
@@ -202,6 +208,16 @@ export class APIServer {
       this.stores.set(def, store);
     }
     const ctx: StoreContext = { storage, registryPrefix: prefix, services: opts.services ?? defaultServiceRanges, lookup: (group, resource) => this.admissionLookup(group, resource) };
+    if (opts.authenticator) {
+      const modes = opts.authorization?.modes ?? ['RBAC'];
+      const rbacCache = (resource: string) => this.storeFor('rbac.authorization.k8s.io', 'v1', resource)?.cacher;
+      const objects = cachedRBACObjects(() => ({
+        roles: rbacCache('roles'), rolebindings: rbacCache('rolebindings'), clusterroles: rbacCache('clusterroles'), clusterrolebindings: rbacCache('clusterrolebindings'),
+      }), rbacObjectsFrom(ctx.lookup));
+      const authorizer = newAuthorizer(objects, modes);
+      this.guard = new RequestGuard({ authorizer, anonymous: (opts.authorization?.anonymous ?? true) && !modes.includes('AlwaysAllow') });
+      ctx.authorizer = authorizer;
+    }
     for (const store of this.stores.values()) store.ctx = ctx;
     this.ctx = ctx;
     if (opts.admissionControlConfigFile) applyAdmissionConfigurationFile(ctx, opts.admissionControlConfigFile);
@@ -290,9 +306,10 @@ export class APIServer {
     app.set('etag', false);
     app.use((req, res, next) => this.authenticateNonResource(req, res, next));
     app.use(express.raw({ type: () => true, limit: maxRequestBodyBytes }));
-    app.use(compactRoute(this.compactor, { authenticating: this.opts.authenticator !== undefined }));
+    // Who may call these is the authorizer's to say (non-resource URLs), as for every path.
+    app.use(compactRoute(this.compactor));
     app.use(identityRoute());
-    app.use(this.operations.metricsRoute(this.opts.authenticator !== undefined));
+    app.use(this.operations.metricsRoute());
     app.use(healthRoutes(
       { healthz: () => this.healthChecks('healthz'), livez: () => this.healthChecks('livez'), readyz: () => this.healthChecks('readyz') },
       // kube's InstallPathHandler instruments each root check path with an empty component.
@@ -326,19 +343,23 @@ export class APIServer {
         return;
       }
       if (info.isResourceRequest) {
-        let groups: string[] | undefined;
+        let user: UserInfo | undefined;
         if (this.opts.authenticator) {
-          const user = authenticateRequest(this.opts.authenticator, req);
-          if (!user) {
+          const found = this.authenticate(req);
+          if (!found) {
             writeError(res, newUnauthorized());
             return;
           }
-          groups = user.groups;
-          requestUsers.set(req, user);
+          user = found;
         }
         if (this.draining) res.shouldKeepAlive = false;
         const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
-        void this.operations.serve(req, res, url, info, query, groups, def, this.serveBound);
+        if (user && this.guard?.checks(user, req)) {
+          void this.serveGuarded(req, res, url, info, query, user, def);
+          return;
+        }
+        if (user) requestUsers.set(req, user);
+        void this.operations.serve(req, res, url, info, query, user?.groups, def, this.serveBound);
         return;
       }
     }
@@ -346,12 +367,43 @@ export class APIServer {
     this.app(req, res);
   };
 
+  /** The request's user: its credentials', anonymous when it presents none and --anonymous-auth allows; null for 401. */
+  private authenticate(req: IncomingMessage): UserInfo | null {
+    const user = authenticateRequest(this.opts.authenticator!, req);
+    if (user) return user;
+    return this.guard?.anonymous && !presentsCredentials(req) ? anonymousUser : null;
+  }
+
+  /** A resource request that impersonates or is not privileged: impersonation and authorization first (kube's filter order), then the limits and the handler. */
+  private async serveGuarded(req: IncomingMessage, res: ServerResponse, url: string, info: RequestInfo, query: URLSearchParams, user: UserInfo, def: ResourceDefinition | undefined): Promise<void> {
+    let acting: UserInfo;
+    try {
+      acting = await this.guard!.resource(req, user, info, query);
+    } catch (err) {
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      writeError(res, err);
+      return;
+    }
+    requestUsers.set(req, acting);
+    await this.operations.serve(req, res, url, info, query, acting.groups, def, this.serveBound);
+  }
+
   private authenticateNonResource(req: Request, res: Response, next: NextFunction): void {
-    if (!this.opts.authenticator || publicPaths.has(req.path)) return next();
-    const user = authenticateRequest(this.opts.authenticator, req);
+    if (!this.opts.authenticator) return next();
+    const user = this.authenticate(req);
     if (!user) return writeError(res, newUnauthorized());
-    (req as Request & { user?: UserInfo }).user = user;
-    next();
+    const withUser = req as Request & { user?: UserInfo };
+    if (!this.guard!.checks(user, req)) {
+      withUser.user = user;
+      return next();
+    }
+    this.guard!.nonResource(req, user, req.method, req.path).then((acting) => {
+      withUser.user = acting;
+      next();
+    }, (err: unknown) => {
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      writeError(res, err);
+    });
   }
 
   /** kube's named checks of each health endpoint, in kube's order. */
@@ -528,6 +580,7 @@ export class APIServer {
       authenticate: auth ? (token) => auth.authenticate(`Bearer ${token}`) : undefined,
       lookup: (group, resource) => this.admissionLookup(group, resource),
     });
+      authorizer: this.ctx.authorizer,
     writeObject(res, 201, answer, negotiated);
   }
 

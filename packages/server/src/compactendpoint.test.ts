@@ -159,7 +159,7 @@ describeBackends('compaction through the API server', (ctx) => {
       expect(await ctx.storage.compactedRevision()).toBe(before);
     });
 
-    test('only system:masters may compact: others get 403 Forbidden, anonymous callers 401', async () => {
+    test('only those the authorizer allows may compact: others get 403 Forbidden, anonymous callers too, bad tokens 401', async () => {
       const t = await start(authenticator);
       const created = await t.call('POST', configmaps, { body: cm('a'), headers: { authorization: 'Bearer admin-token' } });
       const target = Number(created.body.metadata.resourceVersion);
@@ -173,8 +173,11 @@ describeBackends('compaction through the API server', (ctx) => {
         message: 'forbidden: User "alice" cannot post path "/windlass/v1/compact"',
       });
       const nobody = await t.call('POST', '/windlass/v1/compact', { body: { revision: target } });
-      expect(nobody.status).toBe(401);
-      expect(nobody.body).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
+      expect(nobody.status).toBe(403);
+      expect(nobody.body.message).toBe('forbidden: User "system:anonymous" cannot post path "/windlass/v1/compact"');
+      const stranger = await t.call('POST', '/windlass/v1/compact', { body: { revision: target }, headers: { authorization: 'Bearer nobody-token' } });
+      expect(stranger.status).toBe(401);
+      expect(stranger.body).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
       expect(await ctx.storage.compactedRevision()).toBe(before);
 
       const admin = await t.call('POST', '/windlass/v1/compact', { body: { revision: target }, headers: { authorization: 'Bearer admin-token' } });

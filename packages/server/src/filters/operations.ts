@@ -75,8 +75,8 @@ export class ServerOperations {
     this.storageMetrics.addResource(def);
   }
 
-  metricsRoute(authenticating: boolean) {
-    return metricsRoute(this.registry, { authenticating, gather: this.gatherMetrics });
+  metricsRoute() {
+    return metricsRoute(this.registry, { gather: this.gatherMetrics });
   }
 
   /** This process's metrics, for a primary aggregating its workers. */

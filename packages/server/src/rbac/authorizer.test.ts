@@ -178,9 +178,24 @@ describe('rulesFor', () => {
     });
   });
 
-  it('a node cannot have its rules enumerated', async () => {
-    const r = await setup().authorizer().rulesFor({ name: 'system:node:n1', groups: ['system:nodes'] }, 'ns1');
-    expect(r.incomplete).toBe(true);
-    expect(r.error).toBe('node authorizer does not support user rule resolution');
+  it('the modes answer in order: the first Allow wins, NoOpinions fall through with their reasons', async () => {
+    const t = setup();
+    t.clusterRole('pod-reader', [readPods]);
+    t.clusterBinding('readers', 'pod-reader', [userSubject('alice')]);
+    const objects = rbacObjectsFrom(t.m.lookup);
+    const denyFirst = newAuthorizer(objects, ['AlwaysDeny', 'RBAC']);
+    expect((await denyFirst.authorize(get(alice, 'pods', 'ns1'))).decision).toBe('Allow');
+    expect(await denyFirst.authorize(get(alice, 'secrets', 'ns1'))).toEqual({ decision: 'NoOpinion', reason: 'Everything is forbidden.' });
+    expect((await newAuthorizer(objects, ['AlwaysAllow']).authorize(get(alice, 'secrets', 'ns1'))).decision).toBe('Allow');
+    // system:masters is allowed before any mode, AlwaysDeny included.
+    expect(await newAuthorizer(objects, ['AlwaysDeny']).authorize(get({ name: 'root', groups: ['system:masters'] }, 'secrets'))).toEqual({ decision: 'Allow', reason: '' });
+    expect(await newAuthorizer(objects, ['AlwaysAllow', 'RBAC']).rulesFor(alice, 'ns1')).toEqual({
+      resourceRules: [
+        { verbs: ['*'], apiGroups: ['*'], resources: ['*'], resourceNames: [] },
+        { verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['pods'], resourceNames: [] },
+      ],
+      nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+      incomplete: false,
+    });
   });
 });

@@ -1,13 +1,13 @@
 /**
- * kube-apiserver's authorizer chain for `--authorization-mode=Node,RBAC`: members of
- * system:masters are allowed everything first (the privileged-group authorizer, no reason),
- * then RBAC decides (kube's plugin/pkg/auth/authorizer/rbac). An authorizer with no opinion
- * passes to the next; the chain's answer is then NoOpinion (a denial) with their reasons.
+ * kube-apiserver's authorizers: members of system:masters are allowed everything first (the
+ * privileged-group authorizer, no reason), then each --authorization-mode (AlwaysAllow,
+ * AlwaysDeny, RBAC — kube's plugin/pkg/auth/authorizer/rbac) in order. An authorizer with no
+ * opinion passes to the next; the chain's answer is then NoOpinion (a denial) with their reasons.
  */
 import { aggregateMessage, RuleResolver } from './resolver.js';
 import { ruleAllows } from './rules.js';
 import {
-  nodesGroup, systemPrivilegedGroup,
+  systemPrivilegedGroup,
   type Attributes, type AuthorizationResult, type Authorizer, type NonResourceRuleInfo, type RBACObjects, type ResourceRuleInfo, type RulesResult, type UserInfo,
 } from './types.js';
 
@@ -63,49 +63,113 @@ export class PrivilegedGroupAuthorizer {
   }
 }
 
-const nodeUserPrefix = 'system:node:';
-
-/** nodeidentifier: a user named system:node:<name> in system:nodes. */
-export function nodeIdentity(user: UserInfo): string | undefined {
-  if (!user.name.startsWith(nodeUserPrefix) || !user.groups.includes(nodesGroup)) return undefined;
-  return user.name.slice(nodeUserPrefix.length);
-}
-
 /**
- * The whole chain. The Node authorizer's graph of pods, secrets and volumes per node is not
- * built here: it has no opinion on requests, and, as in kube, says a node's rules cannot be
- * enumerated.
+ * kube-apiserver's --authorization-mode names Windlass serves. Node (kube's node graph over pods,
+ * secrets and volumes) and Webhook (a remote SubjectAccessReview) are refused at start.
  */
-export class ChainAuthorizer implements Authorizer {
-  private readonly superuser = new PrivilegedGroupAuthorizer();
+export const authorizationModes = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'] as const;
+export type AuthorizationMode = (typeof authorizationModes)[number];
+/** kube's other mode names, refused with a reason rather than as unknown. */
+export const unsupportedAuthorizationModes: Record<string, string> = {
+  Node: 'Windlass builds no node graph (pods, secrets and volumes per node) for the Node authorizer; use RBAC',
+  Webhook: 'Windlass does not call authorization webhooks; use RBAC',
+  ABAC: 'Windlass does not read ABAC policy files; use RBAC',
+};
 
-  constructor(readonly rbac: RBACAuthorizer) {}
-
-  async authorize(attrs: Attributes): Promise<AuthorizationResult> {
-    const results = [this.superuser.authorize(attrs)];
-    if (results[0].decision !== 'NoOpinion') return results[0];
-    const rbac = await this.rbac.authorize(attrs);
-    if (rbac.decision !== 'NoOpinion') return rbac;
-    results.push(rbac);
-    return { decision: 'NoOpinion', reason: results.map((r) => r.reason).filter((r) => r !== '').join('\n') };
+/** authorizerfactory's alwaysAllowAuthorizer: allows everything, and says so in its rules. */
+export class AlwaysAllowAuthorizer implements Authorizer {
+  async authorize(): Promise<AuthorizationResult> {
+    return { decision: 'Allow', reason: '' };
   }
 
-  async rulesFor(user: UserInfo, namespace: string): Promise<RulesResult> {
-    const errors: Error[] = [];
-    let incomplete = false;
-    if (nodeIdentity(user) !== undefined) {
-      incomplete = true;
-      errors.push(new Error('node authorizer does not support user rule resolution'));
-    }
-    const rbac = await this.rbac.rulesAndErrors(user, namespace);
-    errors.push(...rbac.errors);
+  async rulesFor(): Promise<RulesResult> {
     return {
-      resourceRules: rbac.resourceRules, nonResourceRules: rbac.nonResourceRules, incomplete: incomplete || rbac.incomplete,
-      error: errors.length > 0 ? aggregateMessage(errors) : undefined,
+      resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], resourceNames: [] }],
+      nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+      incomplete: false,
     };
   }
 }
 
-export function newAuthorizer(objects: RBACObjects): ChainAuthorizer {
-  return new ChainAuthorizer(new RBACAuthorizer(objects));
+/** authorizerfactory's alwaysDenyAuthorizer: no opinion, with its reason, so a chain may still allow. */
+export class AlwaysDenyAuthorizer implements Authorizer {
+  async authorize(): Promise<AuthorizationResult> {
+    return { decision: 'NoOpinion', reason: 'Everything is forbidden.' };
+  }
+
+  async rulesFor(): Promise<RulesResult> {
+    return { resourceRules: [], nonResourceRules: [], incomplete: false };
+  }
+}
+
+/**
+ * kube-apiserver's authorizer: system:masters first (the loopback and super-user shortcut of
+ * genericapiserver's AuthorizeClientBearerToken), then each --authorization-mode in order, as
+ * k8s.io/apiserver's union: the first Allow or Deny answers; after only NoOpinions the answer
+ * is NoOpinion with every reason, newline-joined. Rules are the union of every mode's.
+ */
+export class ChainAuthorizer implements Authorizer {
+  private readonly superuser = new PrivilegedGroupAuthorizer();
+  /** The RBAC member, when RBAC is one of the modes (escalation checks resolve rules through it). */
+  readonly rbac?: RBACAuthorizer;
+
+  constructor(private readonly members: readonly Authorizer[]) {
+    this.rbac = members.find((m): m is RBACAuthorizer => m instanceof RBACAuthorizer);
+  }
+
+  /** Whether every request is allowed without looking (AlwaysAllow answers before any other mode). */
+  get allowsEverything(): boolean {
+    return this.members[0] instanceof AlwaysAllowAuthorizer;
+  }
+
+  async authorize(attrs: Attributes): Promise<AuthorizationResult> {
+    const first = this.superuser.authorize(attrs);
+    if (first.decision !== 'NoOpinion') return first;
+    const reasons: string[] = [];
+    const errors: string[] = [];
+    for (const member of this.members) {
+      const r = await member.authorize(attrs);
+      if (r.decision !== 'NoOpinion') return r;
+      if (r.reason) reasons.push(r.reason);
+      if (r.error) errors.push(r.error);
+    }
+    const result: AuthorizationResult = { decision: 'NoOpinion', reason: reasons.join('\n') };
+    if (errors.length > 0) result.error = aggregateMessage(errors.map((e) => new Error(e)));
+    return result;
+  }
+
+  async rulesFor(user: UserInfo, namespace: string): Promise<RulesResult> {
+    const errors: Error[] = [];
+    const out: RulesResult = { resourceRules: [], nonResourceRules: [], incomplete: false };
+    for (const member of this.members) {
+      if (member instanceof RBACAuthorizer) {
+        const { errors: errs, ...r } = await member.rulesAndErrors(user, namespace);
+        errors.push(...errs);
+        merge(out, r);
+        continue;
+      }
+      const r = await member.rulesFor(user, namespace);
+      if (r.error) errors.push(new Error(r.error));
+      merge(out, r);
+    }
+    if (errors.length > 0) out.error = aggregateMessage(errors);
+    return out;
+  }
+}
+
+function merge(into: RulesResult, r: Omit<RulesResult, 'error'>): void {
+  into.resourceRules.push(...r.resourceRules);
+  into.nonResourceRules.push(...r.nonResourceRules);
+  into.incomplete ||= r.incomplete;
+}
+
+/** The chain of the given modes (RBAC alone by default, Windlass's --authorization-mode default) over the stored RBAC objects. */
+export function newAuthorizer(objects: RBACObjects, modes: readonly AuthorizationMode[] = ['RBAC']): ChainAuthorizer {
+  return new ChainAuthorizer(modes.map((mode): Authorizer => {
+    switch (mode) {
+      case 'AlwaysAllow': return new AlwaysAllowAuthorizer();
+      case 'AlwaysDeny': return new AlwaysDenyAuthorizer();
+      case 'RBAC': return new RBACAuthorizer(objects);
+    }
+  }));
 }

@@ -10,7 +10,10 @@ export * from './types.js';
 export { ruleAllows, rulesAllow, verbMatches, apiGroupMatches, resourceMatches, resourceNameMatches, nonResourceURLMatches } from './rules.js';
 export { effectiveRules, isAggregated, sameRule } from './aggregation.js';
 export { RuleResolver, appliesTo, appliesToUser, aggregateMessage, type RuleSource, type RuleVisitor } from './resolver.js';
-export { RBACAuthorizer, PrivilegedGroupAuthorizer, ChainAuthorizer, newAuthorizer, nodeIdentity } from './authorizer.js';
+export {
+  RBACAuthorizer, PrivilegedGroupAuthorizer, AlwaysAllowAuthorizer, AlwaysDenyAuthorizer, ChainAuthorizer, newAuthorizer,
+  authorizationModes, unsupportedAuthorizationModes, type AuthorizationMode,
+} from './authorizer.js';
 export { rbacObjectsFrom, type Lookup } from './source.js';
 export { ensureBootstrapPolicy, bootstrapPolicy, type BootstrapPolicy, type EnsureResult } from './bootstrap/ensure.js';
 export { memoryLookup, type MemoryLookup } from './memory.js';

@@ -59,6 +59,8 @@ function notFound(resource: 'role' | 'clusterrole', name: string): Error {
   return new Error(`${resource}.rbac.authorization.k8s.io ${goQuote(name)} not found`);
 }
 
+const aggregatedMemo = new WeakMap<readonly ClusterRole[], Map<ClusterRole, PolicyRule[]>>();
+
 export class RuleResolver {
   constructor(private readonly objects: RBACObjects) {}
 
@@ -73,7 +75,14 @@ export class RuleResolver {
       case 'ClusterRole': {
         const role = await this.objects.getClusterRole(ref.name);
         if (!role) throw notFound('clusterrole', ref.name);
-        return isAggregated(role) ? effectiveRules(role, await clusterRoles()) : (role.rules ?? []);
+        if (!isAggregated(role)) return role.rules ?? [];
+        const all = await clusterRoles();
+        // A cached source hands out the same list until a ClusterRole changes: the aggregation is computed once per list.
+        let memo = aggregatedMemo.get(all);
+        if (!memo) aggregatedMemo.set(all, (memo = new Map()));
+        let rules = memo.get(role);
+        if (!rules) memo.set(role, (rules = effectiveRules(role, all)));
+        return rules;
       }
       default:
         throw new Error(`unsupported role reference kind: ${goQuote(ref.kind)}`);

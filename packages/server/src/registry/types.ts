@@ -152,6 +152,8 @@ export interface StoreContext {
   /** kube's --service-cluster-ip-range and --service-node-port-range. */
   services: ServiceRanges;
   lookup(group: string, resource: string): AdmissionLookup | undefined;
+  /** The server's authorizer (--authorization-mode), for RBAC's escalation checks; absent when the server runs without authentication. */
+  authorizer?: import('../rbac/types.js').Authorizer;
 }
 
 /** What a review may consult: who asks, the request namespace, the server's authenticator, the stored objects (RBAC). */
@@ -161,6 +163,8 @@ export interface ReviewContext {
   /** The server's bearer-token authentication; null for a token it does not know. Absent when the server runs without authentication. */
   authenticate?(token: string): UserInfo | null;
   lookup: StoreContext['lookup'];
+  /** The server's authorizer (--authorization-mode); absent without authentication, when the reviews judge by RBAC alone. */
+  authorizer?: import('../rbac/types.js').Authorizer;
 }
 
 export interface AdmissionLookup {

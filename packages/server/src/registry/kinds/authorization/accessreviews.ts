@@ -1,7 +1,8 @@
 /**
  * SubjectAccessReview, LocalSubjectAccessReview and SelfSubjectAccessReview
  * (pkg/registry/authorization/*subjectaccessreview): the request object is answered with
- * status.allowed (and denied, reason, evaluationError) from kube-apiserver's authorizer chain.
+ * status.allowed (and denied, reason, evaluationError) from the server's authorizer chain (its
+ * --authorization-mode), or RBAC alone when the server runs without authentication.
  */
 import { newBadRequest, type FieldError } from '@windlass/machinery';
 import { newAuthorizer, rbacObjectsFrom, type UserInfo } from '../../../rbac/index.js';
@@ -17,7 +18,7 @@ const version = 'v1';
 
 async function answer(obj: KubeObject, kind: string, user: UserInfo, ctx: ReviewContext): Promise<KubeObject> {
   const spec = (obj.spec ?? {}) as AccessReviewSpec;
-  const result = await newAuthorizer(rbacObjectsFrom(ctx.lookup)).authorize(attributesFrom(user, spec));
+  const result = await (ctx.authorizer ?? newAuthorizer(rbacObjectsFrom(ctx.lookup))).authorize(attributesFrom(user, spec));
   const status: Record<string, unknown> = { allowed: result.decision === 'Allow' };
   if (result.decision === 'Deny') status.denied = true;
   if (result.reason) status.reason = result.reason;

@@ -13,7 +13,7 @@ export const selfSubjectRulesReviews: KindDefinition = {
   async review(obj, ctx) {
     const namespace = ((obj.spec ?? {}) as { namespace?: string }).namespace ?? '';
     if (!namespace) throw newBadRequest('no namespace on request');
-    const rules = await newAuthorizer(rbacObjectsFrom(ctx.lookup)).rulesFor(ctx.user, namespace);
+    const rules = await (ctx.authorizer ?? newAuthorizer(rbacObjectsFrom(ctx.lookup))).rulesFor(ctx.user, namespace);
     const status: Record<string, unknown> = {
       resourceRules: rules.resourceRules.map((r) => ({ verbs: r.verbs, apiGroups: r.apiGroups, resources: r.resources, resourceNames: r.resourceNames })),
       nonResourceRules: rules.nonResourceRules.map((r) => ({ verbs: r.verbs, nonResourceURLs: r.nonResourceURLs })),

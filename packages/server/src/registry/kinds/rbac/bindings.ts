@@ -9,6 +9,7 @@ import { ageOf } from '../../age.js';
 import { nameIsDNSSubdomain, nameIsPathSegment } from '../../names.js';
 import { arr, isObj, obj, str, type Json } from '../networking/util.js';
 import { group } from './rules.js';
+import { clusterRoleBindingsGuard, roleBindingsGuard } from './policybased.js';
 
 /** SetDefaults_RoleBinding / ClusterRoleBinding and SetDefaults_Subject. */
 function defaultBinding(o: KubeObject): void {
@@ -97,11 +98,13 @@ export const roleBindings: KindDefinition = {
   group, version: 'v1', resource: 'rolebindings',
   strategy: { defaults: defaultBinding, validate: (o) => validateBinding(o, true), validateUpdate: (o, old) => validateBindingUpdate(o, old, true) },
   table: bindingTable('roleBinding', 'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.'),
+  admission: [roleBindingsGuard],
 };
 
 export const clusterRoleBindings: KindDefinition = {
   group, version: 'v1', resource: 'clusterrolebindings',
   strategy: { defaults: defaultBinding, validate: (o) => validateBinding(o, false), validateUpdate: (o, old) => validateBindingUpdate(o, old, false) },
   table: bindingTable('clusterRoleBinding', 'RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.'),
+  admission: [clusterRoleBindingsGuard],
 };
 

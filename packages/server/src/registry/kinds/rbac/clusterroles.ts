@@ -3,6 +3,7 @@ import type { KindDefinition } from '../../types.js';
 import { validateLabelSelector } from '../../validation/labelselector.js';
 import { arr, obj } from '../networking/util.js';
 import { group, validateClusterRole } from './rules.js';
+import { clusterRolesGuard } from './policybased.js';
 
 export const clusterRoles: KindDefinition = {
   group, version: 'v1', resource: 'clusterroles',
@@ -13,5 +14,6 @@ export const clusterRoles: KindDefinition = {
       return validateClusterRole(o, stored.some((s) => validateLabelSelector(obj(s), {}, '').length > 0));
     },
   },
+  admission: [clusterRolesGuard],
 };
 

@@ -1,6 +1,6 @@
 /**
- * rbac.authorization.k8s.io/v1 objects as kube stores and validates them; enforcing them is
- * another issue.
+ * rbac.authorization.k8s.io/v1 objects as kube stores and validates them, with kube's
+ * escalation prevention on writes (policybased.ts); the authorizer reading them is ../../../rbac.
  */
 import type { KindDefinition } from '../../types.js';
 import { roles } from './roles.js';
