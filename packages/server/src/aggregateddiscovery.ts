@@ -6,24 +6,31 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { protobufMediaType } from '@windlass/machinery';
 import type { APIRegistry } from './registry/index.js';
 import type { ResourceDefinition } from './registry/types.js';
 
 export const aggregatedDiscoveryMediaType = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+const aggregatedDiscoveryProtobufType = `${protobufMediaType};g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList`;
 
-/** True when the Accept header asks for the v2 aggregated document as JSON (in any position: kubectl lists fallbacks after it). */
-export function wantsAggregatedDiscovery(accept: string | undefined): boolean {
-  if (!accept || !accept.includes('APIGroupDiscoveryList')) return false;
+/**
+ * The media type of the v2 aggregated document the Accept header asks for first (as JSON or
+ * protobuf), or undefined when it asks for none (kubectl lists fallbacks after it).
+ */
+export function aggregatedDiscoveryType(accept: string | undefined): string | undefined {
+  if (!accept || !accept.includes('APIGroupDiscoveryList')) return undefined;
   for (const range of accept.split(',')) {
     const [type, ...params] = range.split(';').map((s) => s.trim());
-    if (type !== 'application/json' && type !== '*/*') continue;
+    if (type !== 'application/json' && type !== '*/*' && type !== protobufMediaType) continue;
     const p = new Map(params.map((kv) => {
       const eq = kv.indexOf('=');
       return [kv.slice(0, eq).trim(), kv.slice(eq + 1).trim()] as [string, string];
     }));
-    if (p.get('g') === 'apidiscovery.k8s.io' && p.get('v') === 'v2' && p.get('as') === 'APIGroupDiscoveryList') return true;
+    if (p.get('g') === 'apidiscovery.k8s.io' && p.get('v') === 'v2' && p.get('as') === 'APIGroupDiscoveryList') {
+      return type === protobufMediaType ? aggregatedDiscoveryProtobufType : aggregatedDiscoveryMediaType;
+    }
   }
-  return false;
+  return undefined;
 }
 
 const emptyKind = (kind: string) => ({ group: '', version: '', kind });
@@ -74,7 +81,7 @@ export function discoveryETag(doc: unknown): string {
  * `Cache-Control: public` (replacing the server's "no-cache, private") on every answer, and
  * 304 without a body when If-None-Match is exactly that ETag (client-go's discovery cache).
  */
-export function writeAggregatedDiscovery(req: IncomingMessage, res: ServerResponse, doc: unknown, body: string | Buffer): void {
+export function writeAggregatedDiscovery(req: IncomingMessage, res: ServerResponse, doc: unknown, body: string | Buffer, mediaType = aggregatedDiscoveryMediaType): void {
   const etag = discoveryETag(doc);
   const headers = { ETag: etag, Vary: 'Accept', 'Cache-Control': 'public' };
   if (req.headers['if-none-match'] === etag) {
@@ -83,6 +90,6 @@ export function writeAggregatedDiscovery(req: IncomingMessage, res: ServerRespon
     return;
   }
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-  res.writeHead(200, { ...headers, 'Content-Type': aggregatedDiscoveryMediaType, 'Content-Length': bytes.length });
+  res.writeHead(200, { ...headers, 'Content-Type': mediaType, 'Content-Length': bytes.length });
   res.end(bytes);
 }

@@ -10,7 +10,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { failure, newNotFound, newMethodNotAllowed, newMethodNotSupported, newRequestEntityTooLarge, newUnauthorized, newBadRequest } from '@windlass/machinery';
+import { failure, newNotFound, newMethodNotAllowed, newMethodNotSupported, newRequestEntityTooLarge, newUnauthorized, newBadRequest, protobufMediaType } from '@windlass/machinery';
 import type { Storage } from '@windlass/storage';
 import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
 import { APIRegistry, builtinResources } from './registry/index.js';
@@ -18,13 +18,13 @@ import { defaultServiceRanges, type AdmissionLookup, type KubeObject, type Resou
 import { Store, systemUser } from './registry/store.js';
 import { parseListOptions } from './registry/listoptions.js';
 import { negotiate, type Negotiated } from './negotiation.js';
-import { acceptsGzip, encodeBody, notFoundPage, writeError, writeObject } from './respond.js';
+import { acceptsGzip, encodeBody, negotiatedErrors, notFoundPage, writeError, writeObject } from './respond.js';
 import { maxRequestBodyBytes, readBody } from './requestbody.js';
 
 /** The socket write buffer before backpressure: twice the largest request body, so any object's answer fits. */
 const answerBufferBytes = 2 * maxRequestBodyBytes;
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, serverVersion } from './discovery.js';
-import { aggregatedDiscovery, wantsAggregatedDiscovery, writeAggregatedDiscovery } from './aggregateddiscovery.js';
+import { aggregatedDiscovery, aggregatedDiscoveryType, writeAggregatedDiscovery } from './aggregateddiscovery.js';
 import { refuseComputed, refuseSubresource } from './handlers/notserved.js';
 import { checkNamespaceDeletable, namespaceDeletionRequested, namespaceExists } from './admission/namespacelifecycle.js';
 import { NamespaceController } from './controllers/namespace.js';
@@ -450,10 +450,12 @@ export class APIServer {
     const path = req.path;
     const parts = path.split('/').filter(Boolean);
     const get = req.method === 'GET';
-    if ((path === '/apis' || ((path === '/api' || path === '/api/') && get)) && wantsAggregatedDiscovery(req.headers.accept)) {
+    const aggregated = path === '/apis' || ((path === '/api' || path === '/api/') && get) ? aggregatedDiscoveryType(req.headers.accept) : undefined;
+    if (aggregated) {
       const { pretty: p } = negotiate(undefined, { userAgent: req.headers['user-agent'], pretty });
       const doc = aggregatedDiscovery(this.registry, parts[0] === 'api');
-      return writeAggregatedDiscovery(req, res, doc, encodeBody(doc, { mediaType: 'application/json', pretty: p }));
+      const mediaType = aggregated.startsWith(protobufMediaType) ? protobufMediaType : 'application/json';
+      return writeAggregatedDiscovery(req, res, doc, encodeBody(doc, { mediaType, pretty: p }), aggregated);
     }
     let doc: unknown;
     let restful = false;
@@ -478,7 +480,7 @@ export class APIServer {
     if (restful && !get) return writeError(res, newMethodNotAllowed());
     let n: Negotiated;
     try {
-      n = negotiate(req.headers.accept, { userAgent: req.headers['user-agent'], pretty });
+      n = negotiate(req.headers.accept, { userAgent: req.headers['user-agent'], pretty, protobuf: true });
     } catch (err) {
       return writeError(res, err);
     }
@@ -499,7 +501,8 @@ export class APIServer {
       if (def.customResource) return notFoundPage(res);
       throw notFoundStatus();
     }
-    const negotiated: Negotiated = negotiate(req.headers.accept, { watch: info.verb === 'watch', userAgent: req.headers['user-agent'], pretty: query.get('pretty') });
+    const negotiated: Negotiated = negotiate(req.headers.accept, { watch: info.verb === 'watch', userAgent: req.headers['user-agent'], pretty: query.get('pretty'), protobuf: !def.customResource });
+    negotiatedErrors(res, negotiated);
     if (info.subresource) return this.serveSubresource(req, res, info, query, def, negotiated);
     if (!def.verbs.includes(info.verb)) throw newMethodNotSupported({ group: def.group, resource: def.resource }, info.verb);
     // kube adds it to every route of a deprecated kind, before the handler runs (so errors carry it too).

@@ -1,13 +1,15 @@
 /**
- * Content negotiation: which representation a response uses (JSON, YAML, Table,
+ * Content negotiation: which representation a response uses (JSON, YAML, protobuf, Table,
  * PartialObjectMetadata) from the Accept header, and how a request body is encoded.
  */
-import { newNotAcceptable, newRouteUnsupportedMediaType, newUnsupportedMediaType } from '@windlass/machinery';
+import { newNotAcceptable, newRouteUnsupportedMediaType, newUnsupportedMediaType, protobufMediaType } from '@windlass/machinery';
 
 export type Representation = 'object' | 'Table' | 'PartialObjectMetadata';
 
+export type MediaType = 'application/json' | 'application/yaml' | typeof protobufMediaType;
+
 export interface Negotiated {
-  mediaType: 'application/json' | 'application/yaml';
+  mediaType: MediaType;
   as: Representation;
   pretty: boolean;
 }
@@ -18,7 +20,11 @@ interface MediaRange {
   q: number;
 }
 
-export const servedMediaTypes = ['application/json', 'application/yaml'];
+/** What an endpoint serves, in kube's order (its 406 lists them so). Custom resources have no protobuf form. */
+const typedMediaTypes: MediaType[] = ['application/json', 'application/yaml', protobufMediaType];
+const unstructuredMediaTypes: MediaType[] = ['application/json', 'application/yaml'];
+/** The watch streams among them: YAML has none. */
+const streamMediaTypes = (types: MediaType[]) => types.filter((t) => t !== 'application/yaml').map((t) => `${t};stream=watch`);
 
 function parseAccept(header: string): MediaRange[] {
   const ranges: MediaRange[] = [];
@@ -48,15 +54,23 @@ function representationOf(r: MediaRange): Representation | null {
 
 const prettyAgents = /^(curl|Wget|Mozilla)\//;
 
-/** Picks the first acceptable media range; a watch is served as JSON only (YAML watch is 406, as kube). */
-export function negotiate(accept: string | undefined, opts: { watch?: boolean; userAgent?: string; pretty?: string | null } = {}): Negotiated {
+export interface NegotiateOptions {
+  watch?: boolean;
+  userAgent?: string;
+  pretty?: string | null;
+  /** The endpoint has protobuf messages (built-in kinds and discovery; not custom resources). */
+  protobuf?: boolean;
+}
+
+/** Picks the first acceptable media range; a watch is JSON or protobuf (a YAML watch is 406, as kube). */
+export function negotiate(accept: string | undefined, opts: NegotiateOptions = {}): Negotiated {
   const pretty = opts.pretty != null ? opts.pretty !== 'false' && opts.pretty !== '0' : prettyAgents.test(opts.userAgent ?? '');
   if (!accept || accept.trim() === '') return pretty ? defaultPretty : defaultPlain;
   // Clients send the same few Accept headers over and over: answer each from a small cache.
-  const key = `${opts.watch ? 'w' : '-'}${pretty ? 'p' : '-'}${accept}`;
+  const key = `${opts.watch ? 'w' : '-'}${pretty ? 'p' : '-'}${opts.protobuf ? 'b' : '-'}${accept}`;
   let n = negotiated.get(key);
   if (!n) {
-    n = Object.freeze(pick(accept, !!opts.watch, pretty));
+    n = Object.freeze(pick(accept, !!opts.watch, pretty, opts.protobuf ? typedMediaTypes : unstructuredMediaTypes));
     if (negotiated.size >= maxCachedNegotiations) negotiated.clear();
     negotiated.set(key, n);
   }
@@ -68,15 +82,26 @@ const defaultPretty: Negotiated = Object.freeze({ mediaType: 'application/json',
 const negotiated = new Map<string, Negotiated>();
 const maxCachedNegotiations = 256;
 
-function pick(accept: string, watch: boolean, pretty: boolean): Negotiated {
+/**
+ * kube negotiates twice for a watch: first among every media type (406 lists them all), then
+ * among those with a stream form (406 lists the stream types), so a YAML watch fails second.
+ */
+function pick(accept: string, watch: boolean, pretty: boolean, served: MediaType[]): Negotiated {
   for (const r of parseAccept(accept)) {
     if (r.q <= 0) continue;
     const as = representationOf(r);
     if (as === null) continue;
-    if (r.type === 'application/json' || r.type === '*/*') return { mediaType: 'application/json', as, pretty };
-    if (r.type === 'application/yaml' && !watch) return { mediaType: 'application/yaml', as, pretty };
+    const mediaType = r.type === '*/*' ? 'application/json' : served.find((t) => t === r.type);
+    if (!mediaType) continue;
+    if (watch && mediaType === 'application/yaml') throw newNotAcceptable(streamMediaTypes(served));
+    return { mediaType, as, pretty };
   }
-  throw newNotAcceptable(watch ? ['application/json', 'application/json;stream=watch'] : servedMediaTypes);
+  throw newNotAcceptable(served);
+}
+
+/** The Content-Type of a watch stream in this media type. */
+export function watchContentType(mediaType: MediaType): string {
+  return mediaType === protobufMediaType ? `${protobufMediaType};stream=watch` : mediaType;
 }
 
 /** The media type of a request body, without parameters. */
@@ -84,7 +109,8 @@ export function bodyMediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();
 }
 
-export const objectBodyTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+export const objectBodyTypes: string[] = typedMediaTypes;
+export const unstructuredBodyTypes: string[] = unstructuredMediaTypes;
 export const applyPatchType = 'application/apply-patch+yaml';
 export const patchBodyTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', applyPatchType];
 

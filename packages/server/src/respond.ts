@@ -1,15 +1,17 @@
 /** Writing responses: objects in the negotiated encoding, and every error as a Status. */
 import type { ServerResponse } from 'node:http';
 import { gzip } from 'node:zlib';
-import { isStatusError, newInternalError, type StatusError } from '@windlass/machinery';
+import { encodeProtobuf, isStatusError, newInternalError, protobufMediaType, type StatusError } from '@windlass/machinery';
 import type { Negotiated } from './negotiation.js';
 import { marshalYAML } from './goyaml.js';
 
 export type Encoding = Pick<Negotiated, 'mediaType' | 'pretty'>;
 
-export function encodeBody(obj: unknown, n: Encoding): string {
+export function encodeBody(obj: unknown, n: Encoding): string | Buffer {
   // As kube: the JSON form, written by go-yaml (the round trip drops what JSON would).
   if (n.mediaType === 'application/yaml') return marshalYAML(JSON.parse(JSON.stringify(obj)));
+  // `pretty` has no protobuf form.
+  if (n.mediaType === protobufMediaType) return encodeProtobuf(obj as Record<string, unknown>);
   return n.pretty ? JSON.stringify(obj, null, 2) + '\n' : JSON.stringify(obj);
 }
 
@@ -59,7 +61,16 @@ export function toStatusError(err: unknown): StatusError {
   return newInternalError(err);
 }
 
-export function writeError(res: ServerResponse, err: unknown, n: Encoding = { mediaType: 'application/json', pretty: false }): void {
+const jsonEncoding: Encoding = Object.freeze({ mediaType: 'application/json', pretty: false });
+/** Responses whose errors go in another negotiated encoding than JSON (kube's ErrorNegotiated). */
+const errorEncodings = new WeakMap<ServerResponse, Encoding>();
+
+/** Errors of this request, wherever they are written, use the request's negotiated encoding. */
+export function negotiatedErrors(res: ServerResponse, n: Encoding): void {
+  if (n.mediaType !== 'application/json') errorEncodings.set(res, n);
+}
+
+export function writeError(res: ServerResponse, err: unknown, n: Encoding = errorEncodings.get(res) ?? jsonEncoding): void {
   const se = toStatusError(err);
   if (se.code >= 500 && !isStatusError(err)) console.error('internal error:', err);
   if (res.headersSent) {

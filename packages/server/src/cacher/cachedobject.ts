@@ -120,10 +120,22 @@ export class CachedObject {
    * cache does not hold a second copy of each object's bytes.
    */
   eventBytes(type: string): Buffer {
+    // Inline rather than through sharedEvent: this runs once per watcher per event.
     let b = this.lines?.get(type);
     if (!b) {
       b = Buffer.concat([eventPrefix(type), this.bytes, eventSuffix]);
       this.lines?.set(type, b);
+      serializationStats.events++;
+    }
+    return b;
+  }
+
+  /** An event in another encoding (`key` names type and encoding), shared the same way as eventBytes. */
+  sharedEvent(key: string, build: () => Buffer): Buffer {
+    let b = this.lines?.get(key);
+    if (!b) {
+      b = build();
+      this.lines?.set(key, b);
       serializationStats.events++;
     }
     return b;

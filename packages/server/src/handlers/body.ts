@@ -17,7 +17,7 @@
 import { decodeProtobuf, goJSONSyntaxError, goJSONType, mayHaveDuplicateKeys, newBadRequest, parseJSONWithDuplicates, protobufMediaType } from '@windlass/machinery';
 import { builtinResourceTable } from '@windlass/schemas';
 import { groupVersion, type KubeObject, type ResourceDefinition } from '../registry/types.js';
-import { objectBodyTypes, requireBodyType } from '../negotiation.js';
+import { objectBodyTypes, requireBodyType, unstructuredBodyTypes } from '../negotiation.js';
 import { parseYAMLBody, YAMLSyntaxError } from './yamlbody.js';
 
 /** summarizeData: `<empty>`, the first 30 bytes of an object, else their hex, ` ...` when cut. */
@@ -133,7 +133,7 @@ function parseGroupVersion(gv: string): { group: string; version: string } | str
  * messages.
  */
 export function decodeObjectBody(raw: unknown, contentType: string | undefined, def: ResourceDefinition): KubeObject {
-  const mediaType = requireBodyType(contentType, objectBodyTypes);
+  const mediaType = requireBodyType(contentType, def.customResource ? unstructuredBodyTypes : objectBodyTypes);
   const body = Buffer.isBuffer(raw) ? raw : Buffer.alloc(0);
   const strict: BodyStrictErrors = { yaml: [], duplicates: [] };
   let doc: unknown;

@@ -1,10 +1,14 @@
-/** watch: a chunked stream of {type, object} JSON documents, one per line. */
-import type { Status } from '@windlass/machinery';
+/**
+ * watch: a chunked stream of {type, object} events, JSON documents one per line, or
+ * length-prefixed protobuf WatchEvents.
+ */
+import { encodeProtobuf, encodeWatchFrame, protobufMediaType, type Status } from '@windlass/machinery';
 import type { CachedObject } from '../cacher/cachedobject.js';
 import { parseListOptions } from '../registry/listoptions.js';
 import { startWatch, type ActiveWatch, type ClientWatchOutput } from '../registry/watch.js';
 import { groupVersion } from '../registry/types.js';
 import { parseIncludeObject, partialObjectMetadata, toTable } from '../table.js';
+import { watchContentType } from '../negotiation.js';
 import type { RequestScope } from './scope.js';
 
 /** kube's default: a random duration between the minimum request timeout and twice it. */
@@ -18,7 +22,10 @@ export async function watchResource(s: RequestScope): Promise<void> {
   const apiVersion = JSON.stringify(groupVersion(s.def));
 
   let sentTableHeaders = false;
-  const line = (type: string, object: unknown) => Buffer.from(JSON.stringify({ type, object }) + '\n');
+  const protobuf = s.negotiated.mediaType === protobufMediaType;
+  const line = protobuf
+    ? (type: string, object: unknown) => encodeWatchFrame(type, encodeProtobuf(object as Record<string, unknown>))
+    : (type: string, object: unknown) => Buffer.from(JSON.stringify({ type, object }) + '\n');
   const encode = (type: string, stored: CachedObject): Buffer => {
     const obj = s.store.served(stored);
     switch (s.negotiated.as) {
@@ -31,12 +38,14 @@ export async function watchResource(s: RequestScope): Promise<void> {
       case 'PartialObjectMetadata':
         return line(type, partialObjectMetadata(obj.object));
       default:
-        // Shared by every watcher: the event is serialized once, not once per client.
+        // Shared by every watcher: the event is serialized once per encoding, not once per client.
+        if (protobuf) return obj.sharedEvent(`protobuf:${type}`, () => line(type, obj.object));
         return obj.eventBytes(type);
     }
   };
   const bookmark = (revision: number, annotations?: Record<string, string>) => {
     const meta = annotations ? { resourceVersion: String(revision), annotations } : { resourceVersion: String(revision) };
+    if (protobuf) return line('BOOKMARK', { kind: s.def.kind, apiVersion: groupVersion(s.def), metadata: meta });
     return Buffer.from(`{"type":"BOOKMARK","object":{"kind":${kind},"apiVersion":${apiVersion},"metadata":${JSON.stringify(meta)}}}\n`);
   };
 
@@ -69,7 +78,7 @@ export async function watchResource(s: RequestScope): Promise<void> {
   };
 
   res.statusCode = 200;
-  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Content-Type', watchContentType(s.negotiated.mediaType));
   res.setHeader('Cache-Control', 'no-cache, private');
   req.on('close', finish);
   res.on('close', finish);

@@ -21,7 +21,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { ServerResponse } from 'node:http';
-import { wantsAggregatedDiscovery } from '../aggregateddiscovery.js';
+import { aggregatedDiscoveryType } from '../aggregateddiscovery.js';
 import { component, dryRunIndex, type RequestMetrics } from './requestmetrics.js';
 
 interface Instrumented {
@@ -34,7 +34,7 @@ export function instrumentedNonResource(method: string, path: string, accept: st
   if (path === '/openapi/v3') return { subresource: 'openapi/v3', component: '' };
   if (path.startsWith('/openapi/v3/')) return { subresource: 'openapi/v3/', component: '' };
   // NonGoRestfulMux serves /apis to every method; the /api web service has only its GET route.
-  if ((path === '/apis' || ((path === '/api' || path === '/api/') && method === 'GET')) && wantsAggregatedDiscovery(accept)) {
+  if ((path === '/apis' || ((path === '/api' || path === '/api/') && method === 'GET')) && aggregatedDiscoveryType(accept) !== undefined) {
     return { subresource: path === '/apis' ? 'apis' : 'api', component };
   }
   return undefined;
