@@ -65,6 +65,34 @@ describeBackends('garbage collection with graceful deletion', (ctx) => {
     expect((await t.call('GET', `${core}/pods/free`)).body.metadata.deletionGracePeriodSeconds).toBe(30);
   });
 
+  test('deletecollection with a propagation policy: each object gets the collector\'s finalizer, Orphan keeps the dependents, Foreground takes them first', async () => {
+    const labelled = (name: string) => create(`${apps}/replicasets`, {
+      apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name, labels: { set: 'x' } }, spec: { selector: { matchLabels: { app: 'web' } }, template },
+    });
+    const owners = [await labelled('x-1'), await labelled('x-2')];
+    for (const [i, rs] of owners.entries()) {
+      await create(`${core}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `dep-${i}`, ownerReferences: [ownerRef(rs, true)] } });
+    }
+    const orphaned = await t.call('DELETE', `${apps}/replicasets?labelSelector=set%3Dx`, { body: { propagationPolicy: 'Orphan' } });
+    expect(orphaned.status).toBe(200);
+    expect(orphaned.body.items.map((i: any) => i.metadata.name)).toEqual(['x-1', 'x-2']);
+    await until('both replicasets are gone', async () => (await t.call('GET', `${apps}/replicasets`)).body.items.length === 0);
+    await t.server.garbageCollector.idle();
+    for (const i of [0, 1]) expect((await t.call('GET', `${core}/configmaps/dep-${i}`)).body.metadata.ownerReferences).toBeUndefined();
+
+    const again = [await labelled('x-3'), await labelled('x-4')];
+    for (const [i, rs] of again.entries()) {
+      await boundPod(`fg-${i}`, [ownerRef(rs, true)]);
+    }
+    expect((await t.call('DELETE', `${apps}/replicasets?labelSelector=set%3Dx&propagationPolicy=Foreground`)).status).toBe(200);
+    for (const name of ['x-3', 'x-4']) expect((await t.call('GET', `${apps}/replicasets/${name}`)).body.metadata.finalizers).toEqual(['foregroundDeletion']);
+    await until('the pods terminate', async () => (await t.call('GET', `${core}/pods`)).body.items.every((p: any) => p.metadata.deletionTimestamp));
+    await t.server.garbageCollector.idle();
+    expect((await t.call('GET', `${apps}/replicasets`)).body.items).toHaveLength(2);
+    expect((await t.call('DELETE', `${core}/pods?gracePeriodSeconds=0`)).status).toBe(200);
+    await until('both replicasets are gone', async () => (await t.call('GET', `${apps}/replicasets`)).body.items.length === 0);
+  });
+
   test('Background and dangling owners: the collector\'s deletes of bound pods are graceful too', async () => {
     const rs = await replicaSet('bg');
     await boundPod('bg-pod', [ownerRef(rs, true)]);
