@@ -45,8 +45,13 @@ test('a bound pod: delete --wait=false marks it Terminating for its grace period
   createPod('web', { nodeName: 'node-1', terminationGracePeriodSeconds: 45 });
   const watch = watchPods();
   try {
-    // The watch is open once it has seen the list (nothing is printed for --watch-only until then).
-    await new Promise((r) => setTimeout(r, 1500));
+    // The watch prints nothing before it has listed: label the pod until it reports a change.
+    let probe = 0;
+    expect(await eventually(() => {
+      k('label', 'pod', 'web', `probe=${++probe}`, '--overwrite');
+      return watch.lines().length > 0;
+    }, 20_000, 300)).toBe(true);
+    const seen = watch.lines().length;
     const started = Date.now();
     expect(k('delete', 'pod', 'web', '--wait=false')).toBe('pod "web" deleted\n');
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -72,9 +77,10 @@ test('a bound pod: delete --wait=false marks it Terminating for its grace period
     expect(forced.stderr).toContain('Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated.');
     expect(exists('pod/web')).toBe(false);
 
-    expect(await eventually(() => watch.lines().length >= 4, 10_000)).toBe(true);
-    // Marked Terminating, shortened, written with grace 0, removed.
-    expect(watch.lines()).toEqual(['MODIFIED web', 'MODIFIED web', 'MODIFIED web', 'DELETED web']);
+    expect(await eventually(() => watch.lines().length >= seen + 4 && watch.lines().at(-1) === 'DELETED web', 10_000)).toBe(true);
+    // After the probes (every label write): marked Terminating, shortened, written with grace 0, removed.
+    expect(watch.lines().slice(-4)).toEqual(['MODIFIED web', 'MODIFIED web', 'MODIFIED web', 'DELETED web']);
+    expect(watch.lines()).toHaveLength(seen + 4);
   } finally {
     await watch.stop();
   }
