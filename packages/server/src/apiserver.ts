@@ -39,6 +39,7 @@ import { ensureBootstrapPolicy, newAuthorizer, rbacObjectsFrom, type Authorizati
 import { cachedRBACObjects } from './rbac/cached.js';
 import { RequestGuard, anonymousUser, presentsCredentials } from './filters/authorization.js';
 import { ensureDefaultServiceCIDR, ensureSystemPriorityClasses } from './bootstrapobjects.js';
+import { DynamicAdmissionChain } from './admission/dynamic.js';
 import { ensureFlowControlBootstrap } from './bootstrapflowcontrol.js';
 import { kubernetesServiceObject } from './registry/kinds/core/services.js';
 import { servePodSubresource, servesPodSubresource } from './handlers/podsubresources.js';
@@ -146,6 +147,8 @@ export class APIServer {
   private ctx!: StoreContext;
   /** Serves the resources of CustomResourceDefinitions (crd/controller.ts). */
   readonly crdController: CRDController;
+  /** Admission policies and webhooks: their stages add themselves here (admission/dynamic.ts). */
+  readonly dynamicAdmission = new DynamicAdmissionChain();
   /** Impersonation and authorization, with an authenticator (filters/authorization.ts). */
   private readonly guard?: RequestGuard;
 
@@ -207,7 +210,7 @@ export class APIServer {
       }
       this.stores.set(def, store);
     }
-    const ctx: StoreContext = { storage, registryPrefix: prefix, services: opts.services ?? defaultServiceRanges, lookup: (group, resource) => this.admissionLookup(group, resource) };
+    const ctx: StoreContext = { storage, registryPrefix: prefix, services: opts.services ?? defaultServiceRanges, lookup: (group, resource) => this.admissionLookup(group, resource), dynamicAdmission: this.dynamicAdmission };
     if (opts.authenticator) {
       const modes = opts.authorization?.modes ?? ['RBAC'];
       const rbacCache = (resource: string) => this.storeFor('rbac.authorization.k8s.io', 'v1', resource)?.cacher;
@@ -582,8 +585,8 @@ export class APIServer {
       user: requestUsers.get(req) ?? systemUser, namespace: info.namespace,
       authenticate: auth ? (token) => auth.authenticate(`Bearer ${token}`) : undefined,
       lookup: (group, resource) => this.admissionLookup(group, resource),
-    });
       authorizer: this.ctx.authorizer,
+    });
     writeObject(res, 201, answer, negotiated);
   }
 

@@ -200,5 +200,5 @@ async function serialized<T>(ctx: StoreContext, key: string, fn: () => Promise<T
 
 /** The plugin for one resource (the evaluator depends on it; attributes do not name it). */
 export function resourceQuotaAdmission(group: string, resource: string): AdmissionPlugin {
-  return { name: 'ResourceQuota', validate: (attrs) => admit(group, resource, attrs) };
+  return { name: 'ResourceQuota', last: true, validate: (attrs) => admit(group, resource, attrs) };
 }

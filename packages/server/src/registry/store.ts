@@ -15,7 +15,7 @@ import { carryUpdateMetadata, ensureNamespaceMatches, fillCreateMetadata, genera
 import { waitForRevision } from './freshness.js';
 import { listFrom } from './storelist.js';
 import { objectAttrs, objectMatcher, type ObjectMatcher } from './matcher.js';
-import type { AdmissionOperation, FinishWrite, KubeObject, ResourceDefinition, StoreContext, UserInfo } from './types.js';
+import type { AdmissionOperation, DynamicAdmissionAttributes, FinishWrite, KubeObject, ResourceDefinition, StoreContext, UserInfo } from './types.js';
 import { CachedObject, type AttrsFunc } from '../cacher/cachedobject.js';
 import type { Cacher } from '../cacher/cacher.js';
 import { listSeriesFor } from '../metrics/storagemetrics.js';
@@ -473,13 +473,27 @@ export class Store {
   }
 
   private async admit(phase: 'mutate' | 'validate', operation: AdmissionOperation, obj: KubeObject, old: KubeObject | undefined, opts: WriteOptions): Promise<void> {
-    const plugins = this.kind.admission;
-    if (!plugins || plugins.length === 0) return;
+    const plugins = this.kind.admission ?? [];
+    const dynamic = opts.raw || !this.ctx?.dynamicAdmission?.active() ? undefined : this.ctx.dynamicAdmission;
+    if (plugins.length === 0 && !dynamic) return;
     const ctx = this.ctx;
     if (!ctx) throw newInternalError(`admission for ${this.gr.resource} needs the store context`);
     const warn = (message: string): void => void opts.warnings?.push(message);
     const attrs = { operation, subresource: opts.subresource ?? '', obj, old, dryRun: opts.dryRun, user: opts.user ?? systemUser, ctx, lookup: ctx.lookup, warn };
-    for (const p of plugins) await p[phase]?.(attrs);
+    for (const p of plugins) if (!(phase === 'validate' && p.last)) await p[phase]?.(attrs);
+    if (dynamic) await dynamic[phase](this.dynamicAttributes(operation, obj, old, opts));
+    if (phase === 'validate') for (const p of plugins) if (p.last) await p.validate?.(attrs);
+  }
+
+  private dynamicAttributes(operation: DynamicAdmissionAttributes['operation'], obj: KubeObject | undefined, old: KubeObject | undefined, opts: WriteOptions): DynamicAdmissionAttributes {
+    const meta = (obj ?? old)!.metadata;
+    const options: Record<string, unknown> = { kind: operation === 'CREATE' ? 'CreateOptions' : operation === 'UPDATE' ? 'UpdateOptions' : 'DeleteOptions', apiVersion: 'meta.k8s.io/v1' };
+    if (opts.dryRun) options.dryRun = ['All'];
+    if (opts.manager && operation !== 'DELETE') options.fieldManager = opts.manager;
+    return {
+      operation, def: this.kind, namespace: meta.namespace ?? '', name: meta.name ?? '', subresource: opts.subresource ?? '', obj, old,
+      dryRun: opts.dryRun, user: opts.user ?? systemUser, options, warn: (message) => void opts.warnings?.push(message),
+    };
   }
 
   /** PUT: replace the object; a resourceVersion in the body is a precondition. */
@@ -556,6 +570,9 @@ export class Store {
         if (fromCache) continue;
         throw err;
       }
+      // kube's deleteValidation: validating admission sees the object about to be deleted.
+      const dynamic = this.ctx?.dynamicAdmission;
+      if (dynamic?.active()) await dynamic.validate(this.dynamicAttributes('DELETE', undefined, current, opts));
       const plan = planDeletion(this.def, this.kind.resource, current, opts);
       try {
         if (plan.action === 'pending') return { object: current, removed: false };

@@ -98,6 +98,42 @@ export interface ScaleDefinition {
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE';
 
+/**
+ * A request as admission configured at run time sees it (kube's admission.Attributes for
+ * ValidatingAdmissionPolicies and admission webhooks): any resource, custom ones included.
+ */
+export interface DynamicAdmissionAttributes {
+  operation: AdmissionOperation | 'DELETE';
+  /** The resource as stored: `obj` and `old` are in this kind's version. */
+  def: ResourceDefinition;
+  namespace: string;
+  name: string;
+  /** '' for the main resource. */
+  subresource: string;
+  /** The object to write (absent on DELETE); `mutate` may change it in place. */
+  obj?: KubeObject;
+  /** The stored object on UPDATE and DELETE. */
+  old?: KubeObject;
+  dryRun: boolean;
+  user: UserInfo;
+  /** The request's CreateOptions, UpdateOptions or DeleteOptions, as AdmissionReview carries them. */
+  options: Record<string, unknown>;
+  warn(message: string): void;
+}
+
+/**
+ * Admission configured at run time, for every resource: kube's MutatingAdmissionWebhook in the
+ * mutating phase (after the kind's own plugins), ValidatingAdmissionPolicy and
+ * ValidatingAdmissionWebhook in the validating phase (before ResourceQuota, which kube runs last).
+ * Either throws a StatusError to refuse.
+ */
+export interface DynamicAdmission {
+  /** False while nothing is configured: writes then skip building the attributes. */
+  active(): boolean;
+  mutate(attrs: DynamicAdmissionAttributes): Promise<void>;
+  validate(attrs: DynamicAdmissionAttributes): Promise<void>;
+}
+
 /** What an admission plugin sees: the object, the old one on update, and the other stores. */
 export interface AdmissionAttributes {
   operation: AdmissionOperation;
@@ -154,6 +190,8 @@ export interface StoreContext {
   lookup(group: string, resource: string): AdmissionLookup | undefined;
   /** The server's authorizer (--authorization-mode), for RBAC's escalation checks; absent when the server runs without authentication. */
   authorizer?: import('../rbac/types.js').Authorizer;
+  /** Admission policies and webhooks, run on every write that goes through admission. */
+  dynamicAdmission?: DynamicAdmission;
 }
 
 /** What a review may consult: who asks, the request namespace, the server's authenticator, the stored objects (RBAC). */
@@ -193,6 +231,8 @@ export interface AdmissionLookup {
  */
 export interface AdmissionPlugin {
   name: string;
+  /** Validates after the dynamic admission too, as kube orders ResourceQuota last: charge usage only for writes nothing else refuses. */
+  last?: boolean;
   mutate?(attrs: AdmissionAttributes): void | Promise<void>;
   validate?(attrs: AdmissionAttributes): void | Promise<void>;
 }
