@@ -40,6 +40,7 @@ import { cachedRBACObjects } from './rbac/cached.js';
 import { RequestGuard, anonymousUser, presentsCredentials } from './filters/authorization.js';
 import { ensureDefaultServiceCIDR, ensureSystemPriorityClasses } from './bootstrapobjects.js';
 import { DynamicAdmissionChain } from './admission/dynamic.js';
+import { validatingPolicyStage } from './admission/policy/index.js';
 import { ensureFlowControlBootstrap } from './bootstrapflowcontrol.js';
 import { kubernetesServiceObject } from './registry/kinds/core/services.js';
 import { servePodSubresource, servesPodSubresource } from './handlers/podsubresources.js';
@@ -210,6 +211,7 @@ export class APIServer {
       }
       this.stores.set(def, store);
     }
+    this.dynamicAdmission.add(validatingPolicyStage({ registry: this.registry, storeFor: (g, v, r) => this.storeFor(g, v, r), lookup: (g, r) => this.admissionLookup(g, r) }));
     const ctx: StoreContext = { storage, registryPrefix: prefix, services: opts.services ?? defaultServiceRanges, lookup: (group, resource) => this.admissionLookup(group, resource), dynamicAdmission: this.dynamicAdmission };
     if (opts.authenticator) {
       const modes = opts.authorization?.modes ?? ['RBAC'];

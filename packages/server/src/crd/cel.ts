@@ -26,21 +26,27 @@ interface Rule {
 }
 
 const env = celEnv({ funcs: strings });
-type Program = (bindings: Record<string, CelInput>) => unknown;
-const programs = new Map<string, Program | null>();
+export type Program = (bindings: Record<string, CelInput>) => unknown;
+const programs = new Map<string, Program | Error>();
 
-function program(expr: string): Program | null {
+/** An expression compiled once (standard CEL and the strings extension), or why it does not compile. */
+export function compileCel(expr: string): Program | Error {
   let p = programs.get(expr);
   if (p === undefined) {
     try {
       const planned = plan(env, parse(expr));
       p = (bindings) => planned(bindings as never);
-    } catch {
-      p = null;
+    } catch (err) {
+      p = err instanceof Error ? err : new Error(String(err));
     }
     programs.set(expr, p);
   }
   return p;
+}
+
+function program(expr: string): Program | null {
+  const p = compileCel(expr);
+  return p instanceof Error ? null : p;
 }
 
 /** A JSON value as CEL sees it under its schema. */

@@ -1,0 +1,50 @@
+/**
+ * The variables an admission policy's CEL expressions see (kube's admission CEL environment):
+ * object, oldObject, request, params, namespaceObject and variables, as CEL values.
+ */
+import type { CelInput } from '@bufbuild/cel';
+import type { DynamicAdmissionAttributes, KubeObject } from '../../registry/types.js';
+import type { GroupVersionResource } from './matching.js';
+
+/**
+ * A JSON value as CEL sees it. Without the kind's schema at hand, integral numbers are CEL
+ * ints, as kube types them for the integer fields every built-in kind has.
+ */
+export function toCelValue(v: unknown): CelInput {
+  if (v === undefined || v === null) return null;
+  if (Array.isArray(v)) return v.map(toCelValue) as CelInput;
+  if (typeof v === 'object') return new Map(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, toCelValue(x)])) as CelInput;
+  if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
+  return v as CelInput;
+}
+
+/** kube's CreateAdmissionRequest: the AdmissionRequest the policy's `request` variable holds. */
+export function admissionRequest(a: DynamicAdmissionAttributes, matched: GroupVersionResource): Record<string, unknown> {
+  const kind = { group: a.def.group, version: a.def.version, kind: a.def.kind };
+  const userInfo: Record<string, unknown> = { username: a.user.name, groups: a.user.groups };
+  if (a.user.uid) userInfo.uid = a.user.uid;
+  if (a.user.extra) userInfo.extra = a.user.extra;
+  return {
+    kind: { group: matched.group, version: matched.version, kind: a.def.kind },
+    resource: matched,
+    subResource: a.subresource,
+    requestKind: kind,
+    requestResource: { group: a.def.group, version: a.def.version, resource: a.def.resource },
+    requestSubResource: a.subresource,
+    name: a.name,
+    namespace: a.namespace,
+    operation: a.operation,
+    userInfo,
+    dryRun: a.dryRun,
+    options: a.options,
+  };
+}
+
+const namespaceMetadata = ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations'];
+
+/** kube's CreateNamespaceObject: spec, status and the identifying metadata (no managedFields, owners or finalizers). */
+export function namespaceObject(ns: KubeObject | undefined): Record<string, unknown> | null {
+  if (!ns) return null;
+  const metadata = Object.fromEntries(namespaceMetadata.filter((k) => (ns.metadata as Record<string, unknown>)[k] !== undefined).map((k) => [k, (ns.metadata as Record<string, unknown>)[k]]));
+  return { metadata, spec: ns.spec ?? {}, status: ns.status ?? {} };
+}
