@@ -64,6 +64,18 @@ function nested(obj: unknown, path: string): { found: boolean; value: unknown } 
   return { found: true, value: v };
 }
 
+/**
+ * apiextensions' selectableFields as field selectors: each JSON path names a field whose value is
+ * what Go's fmt.Sprint prints (validation allows strings, integers and booleans), '' when absent.
+ */
+function selectableFieldsOf(paths: string[]): Record<string, (obj: KubeObject) => string> | undefined {
+  if (paths.length === 0) return undefined;
+  return Object.fromEntries(paths.map((path) => [path.replace(/^\./, ''), (obj: KubeObject) => {
+    const { value } = nested(obj, path.startsWith('.') ? path : `.${path}`);
+    return value === undefined || value === null ? '' : String(value);
+  }]));
+}
+
 function setNested(obj: Record<string, unknown>, path: string, value: unknown): void {
   const parts = path.split('.').slice(1);
   let v = obj;
@@ -255,6 +267,15 @@ export function crdResources(crd: CRD): CRDResources {
       },
     };
     if (subresources.length > 0) def.subresources = subresources;
+    const paths = (versions: CRDVersion[]) => [...new Set(versions.flatMap((x) => (x.selectableFields ?? []).map((f) => f.jsonPath)))];
+    const selectable = selectableFieldsOf(paths([v]));
+    if (selectable) def.selectableFields = selectable;
+    // Versions share the storage version's cache, whose objects carry every version's selectable
+    // fields (under None conversion the paths read the same values).
+    if (v === storage) {
+      const cached = selectableFieldsOf(paths(crd.spec.versions));
+      if (cached && Object.keys(cached).length > Object.keys(selectable ?? {}).length) def.cachedSelectableFields = cached;
+    }
     // kube's custom resource strategies' GetResetFields: the main resource resets status, a status write spec.
     if (withStatus) def.resetFields = { '': [['status']], status: [['spec']] };
     if (schema) schemas.set(def, schema);

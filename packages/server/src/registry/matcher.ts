@@ -16,7 +16,7 @@ export interface ObjectMatcher {
 
 /** The labels and selectable fields of the kind's objects (kube's GetAttrs), kept by the watch cache. */
 export function objectAttrs(def: ResourceDefinition): AttrsFunc {
-  const extra = def.selectableFields;
+  const extra = def.cachedSelectableFields ?? def.selectableFields;
   if (!extra) return defaultAttrs;
   const names = Object.keys(extra);
   return (obj) => {

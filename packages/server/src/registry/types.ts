@@ -314,6 +314,11 @@ export interface ResourceDefinition {
   allowCreateOnUpdate?: boolean;
   /** Extra field-selector labels beyond metadata.name and metadata.namespace. */
   selectableFields?: Record<string, (obj: KubeObject) => string | undefined>;
+  /**
+   * The fields the objects of a cache shared by several versions carry, when more than this
+   * version selects on (a CRD's storage version: every served version's selectableFields).
+   */
+  cachedSelectableFields?: Record<string, (obj: KubeObject) => string | undefined>;
   /** storageVersionHash shown in discovery. */
   storageVersionHash?: string;
   /**
