@@ -50,18 +50,20 @@ export function decodeMessage(desc: MessageDescriptor, bytes: Uint8Array): unkno
   return readMessage(r, desc, r.len);
 }
 
-function readMessage(r: protobuf.Reader, desc: MessageDescriptor, end: number): unknown {
-  if (desc.special) return readSpecial(r, desc, end);
-  const out: Json = {};
+/** Calls `read` for each field of `desc` up to `end`, which must consume the field's value; unknown fields are skipped. */
+function forEachField(r: protobuf.Reader, desc: MessageDescriptor, end: number, read: (f: FieldDescriptor, wireType: number) => void): void {
   while (r.pos < end) {
     const t = r.uint32();
     const f = desc.byNumber.get(t >>> 3);
-    if (!f) {
-      r.skipType(t & 7);
-      continue;
-    }
-    readField(r, f, t & 7, out);
+    if (f) read(f, t & 7);
+    else r.skipType(t & 7);
   }
+}
+
+function readMessage(r: protobuf.Reader, desc: MessageDescriptor, end: number): unknown {
+  if (desc.special) return readSpecial(r, desc, end);
+  const out: Json = {};
+  forEachField(r, desc, end, (f, wireType) => readField(r, f, wireType, out));
   return out;
 }
 
@@ -89,7 +91,7 @@ function readField(r: protobuf.Reader, f: FieldDescriptor, wireType: number, out
     Object.assign(out, v);
     return;
   }
-  if (v === undefined || v === '') {
+  if (v === undefined || v === null || v === '') {
     delete out[f.json];
     return;
   }
@@ -146,13 +148,7 @@ function readScalar(r: protobuf.Reader, type: ScalarType): unknown {
 /** The fields of a special message, by number, with their wire values. */
 function readRaw(r: protobuf.Reader, desc: MessageDescriptor, end: number): Map<number, unknown[]> {
   const fields = new Map<number, unknown[]>();
-  while (r.pos < end) {
-    const t = r.uint32();
-    const f = desc.byNumber.get(t >>> 3);
-    if (!f) {
-      r.skipType(t & 7);
-      continue;
-    }
+  forEachField(r, desc, end, (f) => {
     let v: unknown;
     if (f.message) v = readSubmessage(r, f.message);
     else if (f.scalar === 'bytes') v = r.bytes();
@@ -160,7 +156,7 @@ function readRaw(r: protobuf.Reader, desc: MessageDescriptor, end: number): Map<
     const list = fields.get(f.number) ?? [];
     list.push(v);
     fields.set(f.number, list);
-  }
+  });
   return fields;
 }
 
@@ -179,8 +175,9 @@ function readSpecial(r: protobuf.Reader, desc: MessageDescriptor, end: number): 
       return new Date(Number(one(1)) * 1000).toISOString().replace(/\.\d{3}Z$/, `.${micros}Z`);
     }
     case 'RawJSON': {
+      // Go's JSON types marshal an empty raw as null (an enum's null item); a field set to it is left out.
       const raw = one(1) as Uint8Array | undefined;
-      return raw && raw.length ? JSON.parse(Buffer.from(raw).toString('utf8')) : undefined;
+      return raw && raw.length ? JSON.parse(Buffer.from(raw).toString('utf8')) : null;
     }
     case 'IntOrString':
       return Number(one(1) ?? 0) === 1 ? (one(3) ?? '') : Number(one(2) ?? 0);
