@@ -41,6 +41,7 @@ import { RequestGuard, anonymousUser, presentsCredentials } from './filters/auth
 import { ensureDefaultServiceCIDR, ensureSystemPriorityClasses } from './bootstrapobjects.js';
 import { DynamicAdmissionChain } from './admission/dynamic.js';
 import { validatingPolicyStage } from './admission/policy/index.js';
+import { webhookStage } from './admission/webhook/index.js';
 import { ensureFlowControlBootstrap } from './bootstrapflowcontrol.js';
 import { kubernetesServiceObject } from './registry/kinds/core/services.js';
 import { servePodSubresource, servesPodSubresource } from './handlers/podsubresources.js';
@@ -252,6 +253,7 @@ export class APIServer {
       storage: storage, key: compactKey(prefix), intervalMs: opts.compactionIntervalMs ?? defaultCompactionIntervalMs,
       onCompacted: (revision) => this.compacted(revision),
     });
+    this.dynamicAdmission.add(webhookStage({ registry: this.registry, storeFor: (g, v, r) => this.storeFor(g, v, r), lookup: (g, r) => this.admissionLookup(g, r), crdController: this.crdController }));
     this.app = this.buildApp();
   }
 

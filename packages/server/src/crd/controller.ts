@@ -22,6 +22,7 @@ import { parseListOptions } from '../registry/listoptions.js';
 import { fieldManagerFor } from '../fieldmanager/forkind.js';
 import { calculateNames, nowRFC3339, setCondition } from './naming.js';
 import { crdResources } from './resources.js';
+import type { ServiceResolver } from '../admission/webhook/client.js';
 import { type CRD, cleanupFinalizer, condition, isConditionTrue } from './types.js';
 
 /** What the controller needs of the server: adding and removing served resources, and their stores. */
@@ -47,6 +48,8 @@ export class CRDController {
   private stopped = false;
   /** Bumped whenever the served custom resources change (OpenAPI documents are rebuilt). */
   generation = 0;
+  /** Reaches the services of conversion webhooks (set by the admission webhooks' stage, which resolves them too). */
+  conversionResolver?: ServiceResolver;
 
   constructor(private readonly crds: Store, private readonly host: ResourceHost) {}
 
@@ -180,7 +183,7 @@ export class CRDController {
     const fingerprint = JSON.stringify([crd.metadata.uid, crd.spec, crd.status?.acceptedNames]);
     const current = this.served.get(name);
     if (current && current.fingerprint === fingerprint) return;
-    const { definitions } = crdResources(crd);
+    const { definitions } = crdResources(crd, () => this.conversionResolver);
     if (current) this.host.removeResources(current.definitions);
     this.host.addResources(definitions);
     this.served.set(name, { fingerprint, definitions });

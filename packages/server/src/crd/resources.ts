@@ -18,6 +18,8 @@ import { validateCELRules } from './cel.js';
 import { fieldManagerSchema } from './openapi.js';
 import { humanDuration } from '../registry/age.js';
 import type { CRD, CRDVersion, PrinterColumn } from './types.js';
+import { conversionWebhookOf, convertByWebhook } from './conversionwebhook.js';
+import type { ServiceResolver } from '../admission/webhook/client.js';
 
 /** The patch types kube accepts for custom resources: no strategic merge patch (no Go struct to read patch keys from). */
 export const customResourcePatchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
@@ -185,7 +187,8 @@ export interface CRDResources {
   storageVersion: string;
 }
 
-export function crdResources(crd: CRD): CRDResources {
+/** `conversionResolver` reaches the services of conversion webhooks (the admission webhooks' resolver). */
+export function crdResources(crd: CRD, conversionResolver: () => ServiceResolver | undefined = () => undefined): CRDResources {
   const { group, names, scope } = crd.spec;
   const versions = [...crd.spec.versions].sort((a, b) => compareKubeVersions(a.name, b.name));
   const storage = crd.spec.versions.find((v) => v.storage) ?? versions[0];
@@ -196,6 +199,7 @@ export function crdResources(crd: CRD): CRDResources {
   const listKind = accepted.listKind || `${kind}List`;
   const hash = storageVersionHash(group, storage.name, kind);
   const storageSchema = storage.schema?.openAPIV3Schema;
+  const webhook = conversionWebhookOf(crd);
 
   const definitions = versions.filter((v) => v.served).map((v): ResourceDefinition => {
     const schema = v.schema?.openAPIV3Schema;
@@ -303,6 +307,16 @@ export function crdResources(crd: CRD): CRDResources {
           return out;
         },
       };
+      // The Webhook strategy: what the webhook answers is coerced to the target version's schema too.
+      if (webhook) {
+        def.conversion.convert = async (objs, toStorage) => {
+          const out = await convertByWebhook(webhook, objs, toStorage ? storageGV : servedGV, conversionResolver);
+          return out.map((o, i) => {
+            if (o !== objs[i]) coerce(o, toStorage ? storageSchema : schema);
+            return o;
+          });
+        };
+      }
     }
     return def;
   });

@@ -114,6 +114,37 @@ export class Store {
     return this.kind !== this.def && this.def.conversion ? this.def.conversion.fromStorage(obj) : obj;
   }
 
+  /** The converter that calls out (a CRD's conversion webhook), for a version served by one. */
+  private get outsideConversion(): ((objs: KubeObject[], toStorage: boolean) => Promise<KubeObject[]>) | undefined {
+    return this.kind !== this.def ? this.def.conversion?.convert : undefined;
+  }
+
+  private async toStorageAsync(obj: KubeObject): Promise<KubeObject> {
+    const convert = this.outsideConversion;
+    return convert ? (await convert([obj], true))[0] : this.toStorage(obj);
+  }
+
+  private async fromStorageAsync(obj: KubeObject): Promise<KubeObject> {
+    const convert = this.outsideConversion;
+    return convert ? (await convert([obj], false))[0] : this.fromStorage(obj);
+  }
+
+  /** Cached objects as this version serves them, the ones not converted before in one outside call. */
+  private async servedAll(items: CachedObject[]): Promise<CachedObject[]> {
+    const convert = this.outsideConversion;
+    if (!convert) return items.map((i) => this.served(i));
+    const missing = items.filter((i) => !this.views.has(i));
+    if (missing.length > 0) {
+      const converted = await convert(missing.map((i) => i.object), false);
+      missing.forEach((i, n) => this.views.set(i, CachedObject.fromObject(i.key, i.revision, converted[n], this.attrsOf)));
+    }
+    return items.map((i) => this.views.get(i)!);
+  }
+
+  private async servedOne(item: CachedObject): Promise<CachedObject> {
+    return this.outsideConversion ? (await this.servedAll([item]))[0] : this.served(item);
+  }
+
   private readonly views = new WeakMap<CachedObject, CachedObject>();
   private readonly inFlight: InFlightWrites;
 
@@ -128,8 +159,8 @@ export class Store {
     return view;
   }
 
-  private servedList(result: ListResult): ListResult {
-    return this.kind === this.def ? result : { ...result, items: result.items.map((i) => this.served(i)) };
+  private async servedList(result: ListResult): Promise<ListResult> {
+    return this.kind === this.def ? result : { ...result, items: await this.servedAll(result.items) };
   }
 
   addCreateAdmission(a: CreateAdmission): void {
@@ -172,14 +203,14 @@ export class Store {
       if (fromCache) {
         const cached = c.cache.tree.get(key);
         if (!cached) throw newNotFound(this.gr, name);
-        return this.served(cached);
+        return this.servedOne(cached);
       }
     } else if (resourceVersion !== '' && resourceVersion !== '0') {
       await waitForRevision(this.storage, parseResourceVersion(resourceVersion));
     }
     const kv = await this.storage.get(key);
     if (!kv) throw newNotFound(this.gr, name);
-    return this.served(CachedObject.fromStored(kv.key, kv.modRevision, kv.value, this.attrsOf));
+    return this.servedOne(CachedObject.fromStored(kv.key, kv.modRevision, kv.value, this.attrsOf));
   }
 
   matcher(opts: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>): ObjectMatcher {
@@ -219,14 +250,14 @@ export class Store {
   async create(namespace: string, body: KubeObject, opts: WriteOptions): Promise<CachedObject> {
     const created = await this.createStored(namespace, body, opts);
     if (!opts.dryRun) for (const hook of this.afterCreate) await hook(created.object);
-    return this.served(created);
+    return this.servedOne(created);
   }
 
   private async createStored(namespace: string, body: KubeObject, opts: WriteOptions): Promise<CachedObject> {
     this.def.strategy.defaults?.(body);
     const sameVersion = this.kind === this.def;
     if (!sameVersion) await this.recordManagedFields(undefined, body, opts);
-    const obj = this.toStorage(body);
+    const obj = await this.toStorageAsync(body);
     const s = this.kind.strategy;
     s.normalize?.(obj);
     if (sameVersion) await this.recordManagedFields(undefined, obj, opts);
@@ -299,7 +330,7 @@ export class Store {
    * one (throwing to abort); a storage conflict re-reads and retries (kube's GuaranteedUpdate).
    */
   async guaranteedUpdate(namespace: string, name: string, tryUpdate: (current: KubeObject) => KubeObject | Promise<KubeObject>, opts: WriteOptions): Promise<CachedObject> {
-    return this.served(await this.guaranteedUpdateStored(namespace, name, tryUpdate, opts));
+    return this.servedOne(await this.guaranteedUpdateStored(namespace, name, tryUpdate, opts));
   }
 
   private async guaranteedUpdateStored(namespace: string, name: string, tryUpdate: (current: KubeObject) => KubeObject | Promise<KubeObject>, opts: WriteOptions): Promise<CachedObject> {
@@ -313,7 +344,7 @@ export class Store {
       let next: KubeObject;
       let finish = finishNothing;
       try {
-        const desired = await tryUpdate(this.fromStorage(decodeKeyValue(kv)));
+        const desired = await tryUpdate(await this.fromStorageAsync(decodeKeyValue(kv)));
         if (opts.raw) next = desired;
         else ({ obj: next, finish } = await this.prepareUpdate(desired, current, opts));
       } catch (err) {
@@ -401,7 +432,7 @@ export class Store {
     this.def.strategy.defaults?.(body);
     const sameVersion = this.kind === this.def;
     if (!sameVersion) await this.recordManagedFields(current, body, opts);
-    const desired = this.toStorage(body);
+    const desired = await this.toStorageAsync(body);
     const s = this.kind.strategy;
     const name = current.metadata.name!;
     const sub = opts.subresource ?? '';
@@ -455,7 +486,7 @@ export class Store {
     if (!fm) return;
     const m = (body.metadata ??= {});
     if (!current) for (const f of ['creationTimestamp', 'uid', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink'] as const) delete m[f];
-    fm.update(current && this.fromStorage(current), body, opts.manager ?? 'kube-apiserver', opts.managerSubresource ?? opts.subresource ?? '');
+    fm.update(current && (await this.fromStorageAsync(current)), body, opts.manager ?? 'kube-apiserver', opts.managerSubresource ?? opts.subresource ?? '');
   }
 
   private goEncoding?: GoEncoder | null;
@@ -491,7 +522,7 @@ export class Store {
     if (opts.dryRun) options.dryRun = ['All'];
     if (opts.manager && operation !== 'DELETE') options.fieldManager = opts.manager;
     return {
-      operation, def: this.kind, namespace: meta.namespace ?? '', name: meta.name ?? '', subresource: opts.subresource ?? '', obj, old,
+      operation, def: this.kind, request: this.def, namespace: meta.namespace ?? '', name: meta.name ?? '', subresource: opts.subresource ?? '', obj, old,
       dryRun: opts.dryRun, user: opts.user ?? systemUser, options, warn: (message) => void opts.warnings?.push(message),
     };
   }
@@ -551,7 +582,7 @@ export class Store {
    */
   async delete(namespace: string, name: string, opts: DeleteOptions): Promise<{ object: KubeObject; removed: boolean }> {
     const result = await this.deleteStored(namespace, name, opts);
-    return this.kind === this.def ? result : { ...result, object: this.fromStorage(result.object) };
+    return this.kind === this.def ? result : { ...result, object: await this.fromStorageAsync(result.object) };
   }
 
   private async deleteStored(namespace: string, name: string, opts: DeleteOptions): Promise<{ object: KubeObject; removed: boolean }> {

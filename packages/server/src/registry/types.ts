@@ -106,6 +106,8 @@ export interface DynamicAdmissionAttributes {
   operation: AdmissionOperation | 'DELETE';
   /** The resource as stored: `obj` and `old` are in this kind's version. */
   def: ResourceDefinition;
+  /** The version the client wrote through (kube's requestKind and requestResource), when not `def`. */
+  request?: ResourceDefinition;
   namespace: string;
   name: string;
   /** '' for the main resource. */
@@ -345,6 +347,12 @@ export interface ResourceDefinition {
     storageGroup?: string;
     toStorage(obj: KubeObject): KubeObject;
     fromStorage(obj: KubeObject): KubeObject;
+    /**
+     * Conversion that calls out (a CRD's conversion webhook): objects converted in one call, to the
+     * storage version or from it. The Store awaits it wherever a request converts; watch events,
+     * encoded synchronously, use the conversions above for objects it has not converted before.
+     */
+    convert?(objs: KubeObject[], toStorage: boolean): Promise<KubeObject[]>;
   };
   /**
    * A computed, create-only resource (TokenReview, SubjectAccessReview, SelfSubjectRulesReview…):
