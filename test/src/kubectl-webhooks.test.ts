@@ -1,0 +1,144 @@
+/**
+ * Admission webhooks through kubectl, against an HTTPS webhook server run by the test with its
+ * own CA (as envtest suites run one): the configurations applied from YAML with the CA bundle,
+ * `kubectl create` refused with kube's message and the webhook's warning, and an object the
+ * mutating webhook labelled. kubectl runs asynchronously here: the webhook answers from this
+ * process while kubectl waits.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eventually, kubectlArgs, type KubectlResult, type RunningServer, useWindlass } from './harness.js';
+
+const server = useWindlass();
+let s: RunningServer;
+let hooks: https.Server;
+let port = 0;
+let caBundle = '';
+
+function kubectlAsync(args: string[], input?: string): Promise<KubectlResult> {
+  return new Promise((resolve) => {
+    const child = execFile('kubectl', kubectlArgs(s.kubeconfig, args), { timeout: 60000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+    });
+    child.stdin?.end(input ?? '');
+  });
+}
+
+/** A CA and a certificate for 127.0.0.1 signed by it, made with openssl. */
+function certificates(): { ca: string; cert: string; key: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'webhook-e2e-'));
+  try {
+    const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+    run('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=e2e-webhook-ca');
+    run('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'tls.key', '-out', 'tls.csr', '-subj', '/CN=e2e-webhook');
+    writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
+    run('x509', '-req', '-in', 'tls.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'tls.crt', '-days', '2', '-extfile', 'ext.cnf');
+    return { ca: readFileSync(join(dir, 'ca.crt'), 'utf8'), cert: readFileSync(join(dir, 'tls.crt'), 'utf8'), key: readFileSync(join(dir, 'tls.key'), 'utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The webhooks: /validate refuses ConfigMaps named forbidden-*, /mutate labels every ConfigMap. */
+function answer(path: string, review: any): unknown {
+  const { uid, object } = review.request;
+  const response = (extra: Record<string, unknown>) => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid, ...extra } });
+  if (path === '/mutate') {
+    const labels = { ...(object.metadata.labels ?? {}), 'webhook.example.com/seen': 'true' };
+    const patch = [{ op: 'add', path: '/metadata/labels', value: labels }];
+    return response({ allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') });
+  }
+  if (object.metadata.name.startsWith('forbidden-')) {
+    return response({ allowed: false, warnings: ['names are checked by the e2e webhook'], status: { code: 403, reason: 'Forbidden', message: `the name ${object.metadata.name} is reserved` } });
+  }
+  return response({ allowed: true });
+}
+
+beforeAll(async () => {
+  s = server();
+  const tls = certificates();
+  caBundle = Buffer.from(tls.ca).toString('base64');
+  hooks = https.createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer((req.url ?? '').split('?')[0], JSON.parse(body)))));
+  });
+  await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
+  port = (hooks.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  hooks.closeAllConnections();
+  await new Promise((resolve) => hooks.close(resolve));
+});
+
+const configurations = () => `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: names.example.com
+webhooks:
+- name: names.example.com
+  clientConfig:
+    url: https://127.0.0.1:${port}/validate
+    caBundle: ${caBundle}
+  rules:
+  - operations: ["CREATE"]
+    apiGroups: [""]
+    apiVersions: ["v1"]
+    resources: ["configmaps"]
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata:
+  name: labels.example.com
+webhooks:
+- name: labels.example.com
+  clientConfig:
+    url: https://127.0.0.1:${port}/mutate
+    caBundle: ${caBundle}
+  rules:
+  - operations: ["CREATE"]
+    apiGroups: [""]
+    apiVersions: ["v1"]
+    resources: ["configmaps"]
+  sideEffects: None
+  admissionReviewVersions: ["v1", "v1beta1"]
+`;
+
+test('kubectl create is refused with the webhook\'s message, and a created object carries the mutating webhook\'s label', async () => {
+  const applied = await kubectlAsync(['apply', '-f', '-'], configurations());
+  expect(applied.stderr).toBe('');
+  expect(applied.stdout).toBe('validatingwebhookconfiguration.admissionregistration.k8s.io/names.example.com created\nmutatingwebhookconfiguration.admissionregistration.k8s.io/labels.example.com created\n');
+
+  // The configurations take effect once this server's watch cache holds them.
+  let refused = await kubectlAsync(['create', 'configmap', 'forbidden-1', '--from-literal=a=b']);
+  await eventually(async () => {
+    if (refused.code !== 0) return true;
+    await kubectlAsync(['delete', 'configmap', 'forbidden-1']);
+    refused = await kubectlAsync(['create', 'configmap', 'forbidden-1', '--from-literal=a=b']);
+    return refused.code !== 0;
+  });
+  expect(refused.stderr).toBe('Warning: names are checked by the e2e webhook\nerror: failed to create configmap: admission webhook "names.example.com" denied the request: the name forbidden-1 is reserved\n');
+  expect((await kubectlAsync(['get', 'configmap', 'forbidden-1'])).code).not.toBe(0);
+
+  const created = await kubectlAsync(['create', 'configmap', 'allowed', '--from-literal=a=b']);
+  expect(created).toMatchObject({ code: 0, stdout: 'configmap/allowed created\n', stderr: '' });
+  const labels = await kubectlAsync(['get', 'configmap', 'allowed', '-o', 'jsonpath={.metadata.labels}']);
+  expect(JSON.parse(labels.stdout)).toEqual({ 'webhook.example.com/seen': 'true' });
+
+  // A dry run reaches webhooks declaring no side effects, and is refused the same way.
+  const dry = await kubectlAsync(['create', 'configmap', 'forbidden-2', '--from-literal=a=b', '--dry-run=server']);
+  expect(dry.code).not.toBe(0);
+  expect(dry.stderr).toContain('admission webhook "names.example.com" denied the request: the name forbidden-2 is reserved');
+
+  // Deleting the configurations lets the name through again.
+  expect((await kubectlAsync(['delete', 'validatingwebhookconfiguration', 'names.example.com'])).code).toBe(0);
+  await eventually(async () => (await kubectlAsync(['create', 'configmap', 'forbidden-3', '--from-literal=a=b'])).code === 0);
+});
