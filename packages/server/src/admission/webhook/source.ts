@@ -13,7 +13,14 @@ export class WebhookSource {
   private stamp: unknown[] = [];
   private hooks: WebhookAccessor[] = [];
 
-  constructor(private readonly cacher: () => Cacher | undefined, private readonly mutating: boolean) {}
+  private resolved?: Cacher;
+
+  constructor(private readonly find: () => Cacher | undefined, private readonly mutating: boolean) {}
+
+  /** The configurations' watch cache, looked up once: built-in resources keep theirs for the server's life. */
+  private cacher(): Cacher | undefined {
+    return (this.resolved ??= this.find());
+  }
 
   /** Whether any configuration exists (cheap: asked on every write). */
   any(): boolean {
