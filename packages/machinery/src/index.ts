@@ -9,3 +9,4 @@ export * from './gojson.js';
 export * from './gobase64.js';
 export * from './gotime.js';
 export * from './quantity.js';
+export * from './cbor/index.js';
