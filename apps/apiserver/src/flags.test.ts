@@ -82,6 +82,11 @@ describe('defaults', () => {
       shutdownDelayDurationMs: 0,
       serviceClusterIPRange: '10.96.0.0/12',
       serviceNodePortRange: { base: 30000, size: 2768 },
+      serviceAccountIssuers: ['https://kubernetes.default.svc.cluster.local'],
+      serviceAccountKeyFiles: [],
+      apiAudiences: [],
+      serviceAccountMaxTokenExpirationMs: 0,
+      serviceAccountExtendTokenExpiration: true,
     });
     expect(parseFlags([]).options).toEqual(defaultServerOptions());
   });
@@ -382,7 +387,7 @@ describe('usage()', () => {
 
   it('aligns descriptions in one column', () => {
     const flagLines = section('start');
-    expect(flagLines).toHaveLength(29);
+    expect(flagLines).toHaveLength(37);
     expect(new Set(flagLines.map(column)).size).toBe(1);
   });
 
@@ -489,5 +494,36 @@ describe('limits and shutdown (kube-apiserver flags)', () => {
     ['--shutdown-delay-duration=-2s', 'invalid argument "-2s" for "--shutdown-delay-duration" flag: --shutdown-delay-duration can not be negative value'],
   ])('refuses %s', (arg, message) => {
     expect(flagError(['start', arg])).toBe(message);
+  });
+});
+
+describe('authentication flags', () => {
+  it('replaces the default issuer with the first --service-account-issuer and adds the others, in order', () => {
+    expect(start('--service-account-issuer=https://a.example', '--service-account-issuer', 'b').serviceAccountIssuers).toEqual(['https://a.example', 'b']);
+  });
+
+  it.each<[string[], string]>([
+    [['--service-account-issuer='], `service-account-issuer contained a '' value`],
+    [['--service-account-issuer=https://a', '--service-account-issuer=https://a'], 'service-account-issuer https://a is already specified'],
+    [['--service-account-issuer=https://[bad'], `contained a ':' but was not a valid URL`],
+    [['--service-account-max-token-expiration=30m'], 'the service-account-max-token-expiration must be between 1 hour and 2^32 seconds'],
+    [['--service-account-jwks-uri=http://x/jwks'], 'service-account-jwks-uri requires https scheme, parsed as: http://x/jwks'],
+  ])('refuses %j as kube does', (args, message) => {
+    expect(() => start(...args)).toThrow(message);
+  });
+
+  it('needs a maximum expiration above the extended tokens\' 3607 s unless extension is off', () => {
+    expect(() => start('--service-account-max-token-expiration=1h')).toThrow(
+      'service-account-extend-token-expiration is true, service-account-max-token-expiration must be set longer than 3607 seconds (currently 1h0m0s)',
+    );
+    const o = start('--service-account-max-token-expiration=1h', '--service-account-extend-token-expiration=false');
+    expect([o.serviceAccountMaxTokenExpirationMs, o.serviceAccountExtendTokenExpiration]).toEqual([3_600_000, false]);
+  });
+
+  it('collects key files, audiences and the client CA', () => {
+    const o = start('--service-account-key-file=/a.pub', '--service-account-key-file=/b.pub', '--api-audiences=x,y', '--api-audiences=z',
+      '--service-account-signing-key-file=/sa.key', '--client-ca-file=/ca.crt', '--service-account-jwks-uri=https://h/jwks');
+    expect([o.serviceAccountKeyFiles, o.apiAudiences, o.serviceAccountSigningKeyFile, o.clientCAFile, o.serviceAccountJWKSURI])
+      .toEqual([['/a.pub', '/b.pub'], ['x', 'y', 'z'], '/sa.key', '/ca.crt', 'https://h/jwks']);
   });
 });

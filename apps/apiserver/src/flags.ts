@@ -83,7 +83,26 @@ export interface ServerOptions {
   serviceNodePortRange: { base: number; size: number };
   /** kube's --admission-control-config-file: an AdmissionConfiguration with the plugins' configuration. */
   admissionControlConfigFile?: string;
+  /** kube's --client-ca-file: client certificates chaining to it authenticate; unset with generated credentials: the generated CA. */
+  clientCAFile?: string;
+  /** kube's --service-account-issuer (repeatable): the first signs, all are accepted. */
+  serviceAccountIssuers: string[];
+  /** kube's --service-account-key-file (repeatable): keys that verify tokens; none: the signing key's. */
+  serviceAccountKeyFiles: string[];
+  /** kube's --service-account-signing-key-file; unset: a key generated in --data-dir (pki/sa.key). */
+  serviceAccountSigningKeyFile?: string;
+  /** kube's --api-audiences; none: the issuers. */
+  apiAudiences: string[];
+  /** kube's --service-account-max-token-expiration in ms; 0: no limit. */
+  serviceAccountMaxTokenExpirationMs: number;
+  /** kube's --service-account-extend-token-expiration. */
+  serviceAccountExtendTokenExpiration: boolean;
+  /** kube's --service-account-jwks-uri. */
+  serviceAccountJWKSURI?: string;
 }
+
+/** kubeadm's issuer (and API audience), Windlass's when --service-account-issuer is not given. */
+export const DEFAULT_SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
 
 /** The flags of `windlass compact`. */
 export interface CompactOptions {
@@ -141,6 +160,12 @@ export function defaultServerOptions(): ServerOptions {
     shutdownDelayDurationMs: 0,
     serviceClusterIPRange: '10.96.0.0/12',
     serviceNodePortRange: { base: 30000, size: 2768 },
+    // kube requires the flag; Windlass starts without it, with kubeadm's issuer.
+    serviceAccountIssuers: [DEFAULT_SERVICE_ACCOUNT_ISSUER],
+    serviceAccountKeyFiles: [],
+    apiAudiences: [],
+    serviceAccountMaxTokenExpirationMs: 0,
+    serviceAccountExtendTokenExpiration: true,
   };
 }
 
@@ -300,6 +325,20 @@ function parseAuthorizationModes(value: string): AuthorizationModeName[] {
   return modes as AuthorizationModeName[];
 }
 
+/** kube's issuer checks: not empty, a URL when it has a colon, each once. */
+function parseIssuer(value: string, known: string[]): string {
+  if (value === '') throw "service-account-issuer contained a '' value";
+  if (value.includes(':')) {
+    try {
+      new URL(value);
+    } catch (err) {
+      throw `service-account-issuer ${JSON.stringify(value)} contained a ':' but was not a valid URL: ${(err as Error).message}`;
+    }
+  }
+  if (known.includes(value)) throw `service-account-issuer ${value} is already specified`;
+  return value;
+}
+
 // Sorted by name, as pflag prints them.
 const FLAGS: FlagSpec[] = [
   {
@@ -318,6 +357,14 @@ const FLAGS: FlagSpec[] = [
     usage: 'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated. Turned off when --authorization-mode includes AlwaysAllow, as kube does.',
     set(s, v) {
       s.options.anonymousAuth = parseBool(v);
+    },
+  },
+  {
+    name: 'api-audiences',
+    type: 'strings',
+    usage: 'Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. If unset, the values of --service-account-issuer are used.',
+    set(s, v) {
+      s.options.apiAudiences.push(...v.split(',').map((a) => a.trim()).filter((a) => a !== ''));
     },
   },
   {
@@ -340,6 +387,14 @@ const FLAGS: FlagSpec[] = [
     set(s, v) {
       if (isIP(v) === 0) throw `failed to parse IP: ${JSON.stringify(v)}`;
       s.options.bindAddress = v;
+    },
+  },
+  {
+    name: 'client-ca-file',
+    type: 'string',
+    usage: 'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate (groups: its Organizations). Unset with generated credentials, the generated CA is used, and admin.conf in --data-dir holds a system:masters client certificate.',
+    set(s, v) {
+      s.options.clientCAFile = nonEmpty(v);
     },
   },
   {
@@ -438,6 +493,68 @@ const FLAGS: FlagSpec[] = [
     usage: 'The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests (429, Retry-After: 1). Zero for no limit. Watches are not counted; members of system:masters are never rejected.',
     set(s, v) {
       s.options.maxMutatingRequestsInflight = parseNonNegativeInt(v, 'max-mutating-requests-inflight');
+    },
+  },
+  {
+    name: 'service-account-extend-token-expiration',
+    type: '',
+    bool: true,
+    defaultText: 'true',
+    usage: 'Turns on projected service account expiration extension during token generation, which helps safe transition from legacy token to bound service account token feature. If this flag is enabled, admission injected tokens would be extended up to 1 year to prevent unexpected failure during transition, ignoring value of service-account-max-token-expiration.',
+    set(s, v) {
+      s.options.serviceAccountExtendTokenExpiration = parseBool(v);
+    },
+  },
+  {
+    name: 'service-account-issuer',
+    type: 'stringArray',
+    defaultText: JSON.stringify(DEFAULT_SERVICE_ACCOUNT_ISSUER),
+    usage: 'Identifier of the service account token issuer. The issuer will assert this identifier in "iss" claim of issued tokens. This value is a string or URI. If this option is not a valid URI per the OpenID Discovery 1.0 spec, the ServiceAccountIssuerDiscovery feature will remain disabled. When this flag is specified multiple times, the first is used to generate tokens and all are used to determine which issuers are accepted.',
+    set(s, v) {
+      // A string array: the first use replaces the default, later ones add to it.
+      const known = s.seen.has('service-account-issuer') ? s.options.serviceAccountIssuers : [];
+      s.options.serviceAccountIssuers = [...known, parseIssuer(v, known)];
+    },
+  },
+  {
+    name: 'service-account-jwks-uri',
+    type: 'string',
+    usage: 'Overrides the URI for the JSON Web Key Set in the discovery doc served at /.well-known/openid-configuration. Must be an https URL. Defaults to the /openid/v1/jwks path of the server\'s address.',
+    set(s, v) {
+      let url: URL;
+      try {
+        url = new URL(v);
+      } catch (err) {
+        throw `service-account-jwks-uri must be a valid URL: ${(err as Error).message}`;
+      }
+      if (url.protocol !== 'https:') throw `service-account-jwks-uri requires https scheme, parsed as: ${v}`;
+      s.options.serviceAccountJWKSURI = v;
+    },
+  },
+  {
+    name: 'service-account-key-file',
+    type: 'stringArray',
+    usage: 'File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. The specified file can contain multiple keys, and the flag can be specified multiple times with different files. If unspecified, the public key of --service-account-signing-key-file is used.',
+    set(s, v) {
+      s.options.serviceAccountKeyFiles.push(nonEmpty(v));
+    },
+  },
+  {
+    name: 'service-account-max-token-expiration',
+    type: 'duration',
+    usage: 'The maximum validity duration of a token created by the service account token issuer. If an otherwise valid TokenRequest with a validity duration larger than this value is requested, a token will be issued with a validity duration of this value.',
+    set(s, v) {
+      const ms = parseDuration(v);
+      if (ms !== 0 && (ms < 3_600_000 || ms > 2 ** 32 * 1000)) throw 'the service-account-max-token-expiration must be between 1 hour and 2^32 seconds';
+      s.options.serviceAccountMaxTokenExpirationMs = ms;
+    },
+  },
+  {
+    name: 'service-account-signing-key-file',
+    type: 'string',
+    usage: 'Path to the file that contains the current private key of the service account token issuer. The issuer will sign issued ID tokens with this private key. Unset, a key generated in --data-dir (pki/sa.key) is used.',
+    set(s, v) {
+      s.options.serviceAccountSigningKeyFile = nonEmpty(v);
     },
   },
   {
@@ -686,6 +803,9 @@ function validate(state: ParseState): void {
   if ((o.etcdCertFile === undefined) !== (o.etcdKeyFile === undefined)) throw new FlagError('--etcd-certfile and --etcd-keyfile must be specified together');
   if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
     throw new FlagError('--tls-cert-file and --tls-private-key-file must be specified together');
+  }
+  if (o.serviceAccountExtendTokenExpiration && o.serviceAccountMaxTokenExpirationMs !== 0 && o.serviceAccountMaxTokenExpirationMs < 3607_000) {
+    throw new FlagError(`service-account-extend-token-expiration is true, service-account-max-token-expiration must be set longer than 3607 seconds (currently ${formatDuration(o.serviceAccountMaxTokenExpirationMs)})`);
   }
   if (!state.seen.has('workers')) o.workers = defaultWorkers(o.storage);
   else if (o.storage === 'embedded' && o.workers > 1) {

@@ -7,12 +7,13 @@ import { mkdir, readFile, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import {
-  TokenAuthenticator, adminTokenEntry, ensureAdminToken, ensureServingCredentials, loadServingCredentialsFromFiles,
-  loadTokenAuthFile, writeKubeconfig, type TokenEntry,
+  Authentication, ServiceAccountTokens, adminTokenEntry, ensureAdminClientCert, ensureAdminToken, ensureServiceAccountSigningKey,
+  ensureServingCredentials, loadServingCredentialsFromFiles, loadTokenAuthFile, readDataDirCA, writeKubeconfig,
+  type KeyPairPem, type ServiceAccountTokenConfig, type TokenEntry,
 } from '@windlass/auth';
 import { APIServer, serverVersion } from '@windlass/server';
 import { createStorage, type EtcdTLS, type Storage } from '@windlass/storage';
-import type { ServerOptions } from './flags.js';
+import { DEFAULT_SERVICE_ACCOUNT_ISSUER, type ServerOptions } from './flags.js';
 
 /** What every replica serves with; plain data, so the primary can hand it to its workers. */
 export interface Credentials {
@@ -21,7 +22,20 @@ export interface Credentials {
   tokens: TokenEntry[];
   /** The token written into the kubeconfig. */
   kubeconfigToken: string;
+  /** Client CAs and service account keys, read (or generated) once: plain data a primary hands its workers. */
+  authentication: AuthenticationFiles;
+  /** The system:masters client certificate for admin.conf, when the client CA is the generated one. */
+  adminCert?: KeyPairPem;
 }
+
+export interface AuthenticationFiles {
+  /** PEM of --client-ca-file, or of the generated CA. */
+  clientCA?: string;
+  serviceAccounts: ServiceAccountTokenConfig;
+}
+
+/** Where `start` writes the client-certificate kubeconfig, as kubeadm names it. */
+export const ADMIN_CONF = 'admin.conf';
 
 const unspecified = new Set(['0.0.0.0', '::', '']);
 
@@ -77,18 +91,47 @@ async function tokens(o: ServerOptions): Promise<Pick<Credentials, 'tokens' | 'k
   return { tokens: [adminTokenEntry(token)], kubeconfigToken: token };
 }
 
-/** Loads or generates the serving certificate and tokens (generation happens once, here). */
+const readFlagFile = (file: string, flag: string) => readFile(file, 'utf8').catch((err: Error) => Promise.reject(new Error(`--${flag}: ${err.message}`)));
+
+/**
+ * kube's service account options, with Windlass's defaults for what kube requires: kubeadm's
+ * issuer and a signing key generated in the data directory.
+ */
+async function serviceAccountConfig(o: ServerOptions, rootCA: string | undefined): Promise<ServiceAccountTokenConfig> {
+  const signingKeyPem = o.serviceAccountSigningKeyFile
+    ? await readFlagFile(o.serviceAccountSigningKeyFile, 'service-account-signing-key-file')
+    : (await ensureServiceAccountSigningKey(o.dataDir)).keyPem;
+  const publicKeyPems = await Promise.all(o.serviceAccountKeyFiles.map((f) => readFlagFile(f, 'service-account-key-file')));
+  const config: ServiceAccountTokenConfig = {
+    issuers: o.serviceAccountIssuers.length > 0 ? o.serviceAccountIssuers : [DEFAULT_SERVICE_ACCOUNT_ISSUER],
+    signingKeyPem, publicKeyPems, apiAudiences: o.apiAudiences,
+    maxExpirationSeconds: Math.floor(o.serviceAccountMaxTokenExpirationMs / 1000),
+    extendExpiration: o.serviceAccountExtendTokenExpiration, jwksURI: o.serviceAccountJWKSURI, rootCA,
+  };
+  try {
+    new ServiceAccountTokens(config);
+  } catch (err) {
+    throw new Error(`service account keys: ${(err as Error).message}`);
+  }
+  return config;
+}
+
+/** Loads or generates the serving certificate, tokens and authentication keys (generation happens once, here). */
 export async function credentials(o: ServerOptions): Promise<Credentials> {
   const [tls, auth] = await Promise.all([servingCredentials(o), tokens(o)]);
-  return { tls, ...auth };
+  // Like kubeadm, a generated CA is the client CA too, and the admin gets a certificate from it.
+  const ownCA = o.clientCAFile === undefined && o.tlsCertFile === undefined ? await readDataDirCA(o.dataDir) : null;
+  const clientCA = o.clientCAFile !== undefined ? await readFlagFile(o.clientCAFile, 'client-ca-file') : ownCA?.certPem;
+  const [serviceAccounts, adminCert] = await Promise.all([serviceAccountConfig(o, tls.ca), ownCA ? ensureAdminClientCert(o.dataDir, ownCA) : undefined]);
+  return { tls, ...auth, authentication: { clientCA, serviceAccounts }, adminCert };
 }
 
 /** `gatherMetrics`: for a worker of several, the whole server's /metrics (from the primary). */
-export function newAPIServer(o: ServerOptions, storage: Storage, creds: { tls: { cert: string; key: string }; tokens: TokenEntry[] }, gatherMetrics?: () => Promise<string>): APIServer {
+export function newAPIServer(o: ServerOptions, storage: Storage, creds: { tls: { cert: string; key: string }; tokens: TokenEntry[]; authentication?: AuthenticationFiles }, gatherMetrics?: () => Promise<string>): APIServer {
   return new APIServer({
     storage,
     registryPrefix: o.etcdPrefix,
-    authenticator: new TokenAuthenticator(creds.tokens),
+    authenticator: new Authentication({ tokens: creds.tokens, clientCA: creds.authentication?.clientCA, serviceAccounts: creds.authentication?.serviceAccounts }),
     tls: { cert: creds.tls.cert, key: creds.tls.key },
     compactionIntervalMs: o.etcdCompactionIntervalMs,
     compression: o.featureGates.APIResponseCompression,
@@ -134,11 +177,16 @@ export async function announce(o: ServerOptions, port: number, creds: Credential
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const kubeconfig = join(o.dataDir, 'kubeconfig');
   await writeKubeconfig(kubeconfig, { server: url, caCertPem: creds.tls.ca, token: creds.kubeconfigToken });
+  const adminConf = join(o.dataDir, ADMIN_CONF);
+  if (creds.adminCert) {
+    await writeKubeconfig(adminConf, { server: url, caCertPem: creds.tls.ca, clientCertPem: creds.adminCert.certPem, clientKeyPem: creds.adminCert.keyPem, userName: 'windlass-admin' });
+  }
   const where = o.storage === 'etcd' ? `etcd ${o.etcdServers.join(',')}` : `embedded ${embeddedPath(o)}`;
   const workers = o.workers > 1 ? `, workers: ${o.workers}` : '';
   console.log(`Windlass ${serverVersion.gitVersion} serving on ${url} (storage: ${where}${workers})`);
   console.log(`secure port: ${port}`);
   console.log(`Point kubectl at it:\n  kubectl --kubeconfig ${kubeconfig} get namespaces\n  export KUBECONFIG=${kubeconfig}`);
+  if (creds.adminCert) console.log(`With a client certificate instead of the token (as kubeadm's admin.conf): ${adminConf}`);
 }
 
 /**

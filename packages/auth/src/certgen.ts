@@ -7,14 +7,14 @@ export interface KeyPairPem {
   keyPem: string;
 }
 
-const EC_P256 = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
+export const EC_P256 = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
 export const CA_VALIDITY_DAYS = 3650;
 export const SERVING_VALIDITY_DAYS = 365;
 // Backdated like client-go's self-signed certificates, so that a client whose clock
 // runs a little behind ours does not reject a certificate issued a moment ago.
-const BACKDATE = HOUR;
+export const BACKDATE = HOUR;
 
 type X509 = typeof import('@peculiar/x509');
 let x509Module: Promise<X509> | undefined;
@@ -36,17 +36,17 @@ export function loadX509(): Promise<X509> {
   return x509Module;
 }
 
-function toPem(label: string, der: ArrayBuffer): string {
+export function toPem(label: string, der: ArrayBuffer): string {
   const b64 = Buffer.from(der).toString('base64');
   return `-----BEGIN ${label}-----\n${b64.match(/.{1,64}/g)!.join('\n')}\n-----END ${label}-----\n`;
 }
 
-async function newKeyPair(): Promise<webcrypto.CryptoKeyPair> {
+export async function newKeyPair(): Promise<webcrypto.CryptoKeyPair> {
   // ECDSA P-256: key generation takes well under a millisecond, where RSA-2048 takes tens to hundreds.
   return (await webcrypto.subtle.generateKey(EC_P256, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
 }
 
-async function privateKeyPem(key: webcrypto.CryptoKey): Promise<string> {
+export async function privateKeyPem(key: webcrypto.CryptoKey): Promise<string> {
   return toPem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', key));
 }
 

@@ -8,7 +8,10 @@ export interface KubeconfigOptions {
   server: string;
   /** PEM of the CA to trust; omitted, clients fall back to the system trust store. */
   caCertPem?: string;
-  token: string;
+  /** The user's credentials: a bearer token, or a client certificate and its key (PEM). */
+  token?: string;
+  clientCertPem?: string;
+  clientKeyPem?: string;
   clusterName?: string;
   userName?: string;
   contextName?: string;
@@ -23,7 +26,7 @@ export interface Kubeconfig {
   contexts: { name: string; context: { cluster: string; user: string; namespace?: string } }[];
   'current-context': string;
   preferences: Record<string, never>;
-  users: { name: string; user: { token: string } }[];
+  users: { name: string; user: { token: string } | { 'client-certificate-data': string; 'client-key-data': string } }[];
 }
 
 export const DEFAULT_KUBECONFIG_NAME = 'windlass';
@@ -31,7 +34,8 @@ export const DEFAULT_KUBECONFIG_NAME = 'windlass';
 /** A single-cluster, single-user kubeconfig whose current context points at the server. */
 export function buildKubeconfig(opts: KubeconfigOptions): Kubeconfig {
   if (!opts.server) throw new TypeError('buildKubeconfig: server is required');
-  if (!opts.token) throw new TypeError('buildKubeconfig: token is required');
+  const certificate = opts.clientCertPem !== undefined && opts.clientKeyPem !== undefined;
+  if (!opts.token && !certificate) throw new TypeError('buildKubeconfig: a token or a client certificate and key is required');
   const clusterName = opts.clusterName || DEFAULT_KUBECONFIG_NAME;
   const userName = opts.userName || DEFAULT_KUBECONFIG_NAME;
   const contextName = opts.contextName || DEFAULT_KUBECONFIG_NAME;
@@ -49,12 +53,18 @@ export function buildKubeconfig(opts: KubeconfigOptions): Kubeconfig {
     contexts: [{ name: contextName, context }],
     'current-context': contextName,
     preferences: {},
-    users: [{ name: userName, user: { token: opts.token } }],
+    users: [{
+      name: userName,
+      // Like the CA, the certificate and key travel as their PEM text base64-encoded.
+      user: opts.token
+        ? { token: opts.token }
+        : { 'client-certificate-data': Buffer.from(opts.clientCertPem!, 'utf8').toString('base64'), 'client-key-data': Buffer.from(opts.clientKeyPem!, 'utf8').toString('base64') },
+    }],
   };
 }
 
 /**
- * Writes the kubeconfig (mode 0600: it holds a token), replacing the file whole rather
+ * Writes the kubeconfig (mode 0600: it holds a token or a key), replacing the file whole rather
  * than merging, since the file belongs to this server.
  */
 export async function writeKubeconfig(path: string, opts: KubeconfigOptions): Promise<void> {

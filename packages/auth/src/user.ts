@@ -1,8 +1,10 @@
-/** An authenticated identity, as kube's user.Info (extra omitted: nothing here produces it). */
+/** An authenticated identity, as kube's user.Info. */
 export interface UserInfo {
   name: string;
   uid: string;
   groups: string[];
+  /** Set by service account tokens (pod, node, credential id) and client certificates (credential id). */
+  extra?: Record<string, string[]>;
 }
 
 export const ALL_AUTHENTICATED = 'system:authenticated';

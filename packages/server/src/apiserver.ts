@@ -61,6 +61,12 @@ import { RegistryWatch } from './cacher/registrywatch.js';
 import { CRDController, refuseCreateWhileTerminating } from './crd/controller.js';
 import { ServerOperations, type OperationsOptions, type ResourceHandler } from './filters/operations.js';
 import { healthRoutes, withTimeout, type HealthCheck } from './filters/health.js';
+import { ControlPlaneObjects, builtinGroupVersions, type ControlPlaneOptions } from './controllers/controlplane.js';
+import type { ServiceAccountTokenGetter, ServiceAccountTokens } from '@windlass/auth';
+import { serviceAccountTokenGetter } from './filters/authentication.js';
+import { serviceAccountIssuerDiscovery } from './filters/serviceaccountissuer.js';
+import { serveServiceAccountToken, servesServiceAccountToken } from './registry/kinds/core/serviceaccounttoken.js';
+import { TokenController } from './registry/kinds/core/tokencontroller.js';
 
 export type { UserInfo } from './registry/types.js';
 
@@ -73,6 +79,19 @@ export interface Authenticator {
   authenticate(authorizationHeader?: string): UserInfo | null;
   /** Its answer for a header never changes (static tokens), so a connection may reuse its last one. */
   readonly stable?: boolean;
+  /**
+   * The whole request (client certificate, then bearer tokens), replacing `authenticate`: a user,
+   * null for credentials that fail (401), undefined for none; a Promise when a token needs lookups.
+   */
+  authenticateRequest?(req: IncomingMessage): UserInfo | null | undefined | Promise<UserInfo | null | undefined>;
+  /** TokenReview's answer for a token and the audiences asked. */
+  reviewToken?(token: string, audiences: readonly string[]): Promise<{ user: UserInfo; audiences: string[] } | { error: string }>;
+  /** Where service account tokens find the objects they name, given once the stores exist. */
+  useObjects?(getter: ServiceAccountTokenGetter): void;
+  /** Service account tokens: TokenRequest, the token controller and issuer discovery use them. */
+  readonly serviceAccounts?: ServiceAccountTokens;
+  /** PEM of --client-ca-file: the TLS listener then asks clients for certificates. */
+  readonly clientCA?: string;
 }
 
 /** Each connection's last Authorization header and who it authenticated. */
@@ -119,6 +138,8 @@ export interface APIServerOptions {
    * (default true; off whenever AlwaysAllow is a mode, as kube resets it).
    */
   authorization?: { modes?: AuthorizationMode[]; anonymous?: boolean };
+  /** The objects kube-apiserver keeps about itself (the `kubernetes` Endpoints, its identity Lease, automanaged APIServices); unset: none. */
+  controlPlane?: ControlPlaneOptions;
 }
 
 const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -153,6 +174,10 @@ export class APIServer {
   readonly dynamicAdmission = new DynamicAdmissionChain();
   /** Impersonation and authorization, with an authenticator (filters/authorization.ts). */
   private readonly guard?: RequestGuard;
+  /** Started by listen() when options.controlPlane is set. */
+  controlPlane?: ControlPlaneObjects;
+  /** Fills legacy service account token Secrets, with a signing key. */
+  private readonly tokenController?: TokenController;
 
   /**
    * Serves resources added at run time (custom resources): each gets a Store, the watch cache
@@ -226,6 +251,10 @@ export class APIServer {
     }
     for (const store of this.stores.values()) store.ctx = ctx;
     this.ctx = ctx;
+    opts.authenticator?.useObjects?.(serviceAccountTokenGetter(ctx.lookup));
+    if (opts.authenticator?.serviceAccounts?.canSign) {
+      this.tokenController = new TokenController(this.storeFor('', 'v1', 'secrets')!, this.storeFor('', 'v1', 'serviceaccounts')!, opts.authenticator.serviceAccounts);
+    }
     if (opts.admissionControlConfigFile) applyAdmissionConfigurationFile(ctx, opts.admissionControlConfigFile);
     const namespaces = this.storeFor('', 'v1', 'namespaces')!;
     const namespacedStores = [...this.stores.values()].filter((s) => s.def.namespaced && s.cacher);
@@ -324,6 +353,7 @@ export class APIServer {
     ));
     app.use(nonResourceMetrics(this.operations.requests));
     app.use(openAPIRoutes(this.registry, this.crdController));
+    app.use(serviceAccountIssuerDiscovery(this.opts.authenticator?.serviceAccounts, () => this.address));
     app.use((req, res) => this.serveNonResource(req, res));
     app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
       const e = err as { type?: string; limit?: number };
@@ -353,20 +383,17 @@ export class APIServer {
         let user: UserInfo | undefined;
         if (this.opts.authenticator) {
           const found = this.authenticate(req);
+          if (found instanceof Promise) {
+            found.then((u) => (u ? this.serveAuthenticated(req, res, url, info, query, u) : writeError(res, newUnauthorized())), (err: unknown) => writeError(res, err));
+            return;
+          }
           if (!found) {
             writeError(res, newUnauthorized());
             return;
           }
           user = found;
         }
-        if (this.draining) res.shouldKeepAlive = false;
-        const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
-        if (user && this.guard?.checks(user, req)) {
-          void this.serveGuarded(req, res, url, info, query, user, def);
-          return;
-        }
-        if (user) requestUsers.set(req, user);
-        void this.operations.serve(req, res, url, info, query, user?.groups, def, this.serveBound);
+        this.serveAuthenticated(req, res, url, info, query, user);
         return;
       }
     }
@@ -374,11 +401,33 @@ export class APIServer {
     this.app(req, res);
   };
 
+  /** A resource request past authentication (`user` unset when the server runs without it). */
+  private serveAuthenticated(req: IncomingMessage, res: ServerResponse, url: string, info: RequestInfo, query: URLSearchParams, user: UserInfo | undefined): void {
+    if (this.draining) res.shouldKeepAlive = false;
+    const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
+    if (user && this.guard?.checks(user, req)) {
+      void this.serveGuarded(req, res, url, info, query, user, def);
+      return;
+    }
+    if (user) requestUsers.set(req, user);
+    void this.operations.serve(req, res, url, info, query, user?.groups, def, this.serveBound);
+  }
+
   /** The request's user: its credentials', anonymous when it presents none and --anonymous-auth allows; null for 401. */
-  private authenticate(req: IncomingMessage): UserInfo | null {
-    const user = authenticateRequest(this.opts.authenticator!, req);
+  private authenticate(req: IncomingMessage): UserInfo | null | Promise<UserInfo | null> {
+    const auth = this.opts.authenticator!;
+    if (auth.authenticateRequest) {
+      const found = auth.authenticateRequest(req);
+      return found instanceof Promise ? found.then((u) => this.orAnonymous(u)) : this.orAnonymous(found);
+    }
+    const user = authenticateRequest(auth, req);
     if (user) return user;
     return this.guard?.anonymous && !presentsCredentials(req) ? anonymousUser : null;
+  }
+
+  private orAnonymous(user: UserInfo | null | undefined): UserInfo | null {
+    if (user) return user;
+    return user === undefined && this.guard?.anonymous ? anonymousUser : null;
   }
 
   /** A resource request that impersonates or is not privileged: impersonation and authorization first (kube's filter order), then the limits and the handler. */
@@ -397,7 +446,15 @@ export class APIServer {
 
   private authenticateNonResource(req: Request, res: Response, next: NextFunction): void {
     if (!this.opts.authenticator) return next();
-    const user = this.authenticate(req);
+    const found = this.authenticate(req);
+    if (found instanceof Promise) {
+      found.then((user) => this.authorizeNonResource(req, res, next, user), (err: unknown) => writeError(res, err));
+      return;
+    }
+    this.authorizeNonResource(req, res, next, found);
+  }
+
+  private authorizeNonResource(req: Request, res: Response, next: NextFunction, user: UserInfo | null): void {
     if (!user) return writeError(res, newUnauthorized());
     const withUser = req as Request & { user?: UserInfo };
     if (!this.guard!.checks(user, req)) {
@@ -563,6 +620,10 @@ export class APIServer {
       const body = await readBody(req, res);
       return servePodSubresource(this.scope(req, res, info, query, def, negotiated, body));
     }
+    if (sub && servesServiceAccountToken(def, sub.name, info.verb)) {
+      const body = await readBody(req, res);
+      return serveServiceAccountToken(this.scope(req, res, info, query, def, negotiated, body), this.opts.authenticator?.serviceAccounts);
+    }
     const wholeObject = sub && (sub.name === 'status' || def.subresourceStrategies?.[sub.name] !== undefined);
     const scale = sub?.name === 'scale' && def.scale !== undefined;
     if (!sub && def.customResource) throw newNotFound({ group: def.group, resource: def.resource }, info.name);
@@ -588,6 +649,7 @@ export class APIServer {
     const answer = await def.review!(obj, {
       user: requestUsers.get(req) ?? systemUser, namespace: info.namespace,
       authenticate: auth ? (token) => auth.authenticate(`Bearer ${token}`) : undefined,
+      reviewToken: auth?.reviewToken ? (token, audiences) => auth.reviewToken!(token, audiences) : undefined,
       lookup: (group, resource) => this.admissionLookup(group, resource),
       authorizer: this.ctx.authorizer,
     });
@@ -627,6 +689,7 @@ export class APIServer {
     this.quotaController.start();
     this.garbageCollector.start();
     this.crdController.start();
+    this.tokenController?.start();
     // A response Node cannot hand to the socket at once makes it pause the connection's parser until
     // the socket drains; a client that read the whole answer and sent its next request first (kubectl
     // applying large CRDs does) has that request's bytes delivered to the paused parser anyway (a TLS
@@ -634,7 +697,11 @@ export class APIServer {
     // and resets the connection. A socket write buffer as large as object answers get keeps a single
     // answer from pausing the parser; watches and lists still drain as before (it is a threshold, not
     // an allocation).
-    const server = this.opts.tls ? https.createServer({ cert: this.opts.tls.cert, key: this.opts.tls.key }, this.handle) : http.createServer(this.handle);
+    // With client CAs, clients are asked for a certificate but not required to send one (Go's RequestClientCert):
+    // the request authenticator reads the TLS layer's verdict.
+    const clientCA = this.opts.authenticator?.clientCA;
+    const clientAuth = clientCA ? { ca: clientCA, requestCert: true, rejectUnauthorized: false } : {};
+    const server = this.opts.tls ? https.createServer({ cert: this.opts.tls.cert, key: this.opts.tls.key, ...clientAuth }, this.handle) : http.createServer(this.handle);
     server.on(this.opts.tls ? 'secureConnection' : 'connection', (socket: { _writableState?: { highWaterMark: number } }) => {
       if (socket._writableState) socket._writableState.highWaterMark = answerBufferBytes;
     });
@@ -653,6 +720,14 @@ export class APIServer {
     const addr = server.address() as AddressInfo;
     this.address = `${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}`;
     await this.ensureKubernetesService(addr.port);
+    if (this.opts.controlPlane) {
+      this.controlPlane = new ControlPlaneObjects(this.opts.controlPlane, {
+        storage: this.storage, registryPrefix: this.opts.registryPrefix ?? '/registry', securePort: addr.port,
+        lookup: (g, r) => this.admissionLookup(g, r), storeFor: (g, v, r) => this.storeFor(g, v, r),
+        builtinGroupVersions: builtinGroupVersions(this.registry.all()), ensureService: () => this.ensureKubernetesService(addr.port),
+      });
+      this.controlPlane.start();
+    }
     return addr.port;
   }
 
@@ -697,6 +772,8 @@ export class APIServer {
    */
   async shutdown(delayMs = 0): Promise<void> {
     this.operations.shuttingDown = true;
+    // kube's pre-shutdown hook: this replica leaves the `kubernetes` Endpoints while it still serves.
+    const leaving = this.controlPlane?.leave();
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
     this.draining = true;
     const server = this.server;
@@ -704,6 +781,7 @@ export class APIServer {
     server?.closeIdleConnections();
     this.operations.endWatches();
     await this.operations.drained(this.operations.requestTimeoutMs || 60_000);
+    await leaving;
     await this.close();
   }
 
@@ -712,7 +790,9 @@ export class APIServer {
     this.namespaceController.stop();
     this.quotaController.stop();
     this.garbageCollector.stop();
+    this.controlPlane?.stop();
     this.crdController.stop();
+    this.tokenController?.stop();
     this.compactor.stop();
     for (const store of this.stores.values()) store.cacher?.stop();
     this.registryWatch.stop();

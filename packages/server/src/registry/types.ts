@@ -202,6 +202,8 @@ export interface ReviewContext {
   namespace: string;
   /** The server's bearer-token authentication; null for a token it does not know. Absent when the server runs without authentication. */
   authenticate?(token: string): UserInfo | null;
+  /** TokenReview's full answer (service account tokens included), when the server's authenticator has one. */
+  reviewToken?(token: string, audiences: readonly string[]): Promise<{ user: UserInfo; audiences: string[] } | { error: string }>;
   lookup: StoreContext['lookup'];
   /** The server's authorizer (--authorization-mode); absent without authentication, when the reviews judge by RBAC alone. */
   authorizer?: import('../rbac/types.js').Authorizer;
