@@ -6,13 +6,16 @@
  * maps. A false rule is kube's error: its message (or messageExpression, or `failed rule:
  * <rule>`), at its fieldPath, of its reason's type. Unchanged values ratchet as in kube 1.35.
  *
- * Kube's own libraries (lists, regex find, quantity, url, ip, cidr, format, authz, sets) are
- * not bound: a rule calling one of them is skipped rather than failing every object.
+ * The environment is kube 1.35's (../cel: its lists, regex, url, quantity, ip, cidr, format and
+ * semver libraries, cel-go's sets and lists extensions). Windlass does not type-check rules, so a
+ * rule kube's checker would have refused at CRD creation (a function that is not bound, such as
+ * the authorizer, which CRD rules do not have, or arguments of the wrong type) is skipped rather
+ * than failing every object.
  */
-import { celEnv, isCelError, parse, plan, type CelInput } from '@bufbuild/cel';
-import { strings } from '@bufbuild/cel/ext';
+import { isCelError, parse, plan, type CelInput } from '@bufbuild/cel';
 import type { FieldError } from '@windlass/machinery';
 import { structural } from '@windlass/schemas';
+import { kubeCelEnv } from '../cel/index.js';
 
 type Schema = structural.StructuralSchema;
 
@@ -25,11 +28,11 @@ interface Rule {
   optionalOldSelf?: boolean;
 }
 
-const env = celEnv({ funcs: strings });
+const env = kubeCelEnv();
 export type Program = (bindings: Record<string, CelInput>) => unknown;
 const programs = new Map<string, Program | Error>();
 
-/** An expression compiled once (standard CEL and the strings extension), or why it does not compile. */
+/** An expression compiled once (standard CEL and kube's libraries), or why it does not compile. */
 export function compileCel(expr: string): Program | Error {
   let p = programs.get(expr);
   if (p === undefined) {
@@ -103,9 +106,11 @@ function evaluateRules(v: unknown, s: Schema, path: string, old: { value: unknow
     const result = p(bindings);
     if (result === true) continue;
     if (isCelError(result)) {
-      // Functions of kube's own CEL libraries are not bound here: the rule is not checked.
+      // What kube's type checker would have refused when the CRD was written: the rule is not checked.
       if (/unbound function|no matching overload|unsupported/.test(result.message)) continue;
-      errs.push(failure(path, v, s, `${result.message.replace(/^field not found: /, 'no such key: ')} evaluating rule: ${(r.message?.trim() || r.rule.trim())}`, undefined));
+      // kube names the schema's type, not the value, when a rule fails to evaluate.
+      const detail = `${result.message.replace(/^field not found: /, 'no such key: ')} evaluating rule: ${(r.message?.trim() || r.rule.trim())}`;
+      errs.push({ type: 'FieldValueInvalid', field: path, detail: `Invalid value: ${JSON.stringify(s.type ?? '')}: ${detail}` });
       continue;
     }
     let detail = r.message?.trim() ? r.message.trim() : `failed rule: ${r.rule.trim()}`;

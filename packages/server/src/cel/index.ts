@@ -1,0 +1,41 @@
+/**
+ * Kubernetes 1.35's CEL libraries for @bufbuild/cel: what kube-apiserver's base environment
+ * (k8s.io/apiserver pkg/cel/environment/base.go) adds to standard CEL, for CRD validation rules
+ * and admission policies alike.
+ *
+ * Bound: cel-go's strings extension (version 2: @bufbuild/cel's own), kube's lists, regex, url,
+ * quantity, ip, cidr, format and semver libraries, cel-go's sets and lists (version 3)
+ * extensions, and optional values as functions. Kube's base environment has no math extension
+ * and no cel.bind, so neither is bound here.
+ */
+import { celEnv, type CelEnv, type CelFunc } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+import { formatFunctions } from './format.js';
+import { cidrFunctions, ipFunctions } from './ip.js';
+import { listFunctions } from './lists.js';
+import { kubeTypeRegistry } from './opaque.js';
+import { optionalFunctions } from './optional.js';
+import { quantityFunctions } from './quantity.js';
+import { regexFunctions } from './regex.js';
+import { semverFunctions } from './semver.js';
+import { setsFunctions } from './sets.js';
+import { urlFunctions } from './urls.js';
+
+export const kubeFunctions: CelFunc[] = [
+  ...strings,
+  ...listFunctions,
+  ...regexFunctions,
+  ...urlFunctions,
+  ...quantityFunctions,
+  ...setsFunctions,
+  ...ipFunctions,
+  ...cidrFunctions,
+  ...formatFunctions,
+  ...semverFunctions,
+  ...optionalFunctions,
+];
+
+/** The environment CRD validation rules and admission policies compile in. */
+export function kubeCelEnv(): CelEnv {
+  return celEnv({ funcs: kubeFunctions, registry: kubeTypeRegistry });
+}
