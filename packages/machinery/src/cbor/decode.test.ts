@@ -3,7 +3,7 @@
  * pkg/runtime/serializer/cbor/internal/modes/decode_test.go and appendixa_test.go, the cases
  * decoding into interface{}), with the messages of fxamacker/cbor v2.9.0's errors.
  */
-import { CBORDecodeError, decodeCBOR } from './decode.js';
+import { CBORDecodeError, decodeCBOR, interpretCBORTypeMeta } from './decode.js';
 import { encodeCBOR } from './encode.js';
 
 const h = (s: string) => Buffer.from(s, 'hex');
@@ -219,5 +219,32 @@ describe('decodeCBOR ∘ encodeCBOR', () => {
       list: [0.5, -3, 4294967296, true, false, null, [], {}],
     };
     expect(decodeCBOR(encodeCBOR(obj))).toEqual(obj);
+  });
+});
+
+describe('interpretCBORTypeMeta (the serializer reading apiVersion and kind first)', () => {
+  // The apiVersion/kind map of cbor_test.go's "self-described cbor tag accepted".
+  const meta = Buffer.from('\xd9\xd9\xf7\xa3\x4aapiVersion\x41v\x44kind\x41k\x48metadata\xa1\x44name\x43foo', 'latin1');
+  const message = (hex: string) => {
+    try {
+      interpretCBORTypeMeta(h(hex));
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return undefined;
+  };
+  it('reads apiVersion and kind and skips the rest unread', () => {
+    expect(interpretCBORTypeMeta(meta)).toEqual({ apiVersion: 'v', kind: 'k' });
+    // {'apiVersion': 'v', 'x': {'a': 1, 'a': 2}}: the repeated key below is not looked at
+    expect(interpretCBORTypeMeta(h('a24a61706956657273696f6e41764178a2416101416102'))).toEqual({ apiVersion: 'v', kind: '' });
+  });
+  it('null is an empty TypeMeta', () => {
+    expect(interpretCBORTypeMeta(h('f6'))).toEqual({ apiVersion: '', kind: '' });
+  });
+  it('refuses what kube cannot read into TypeMeta', () => {
+    expect(message('80')).toBe('cbor: cannot unmarshal array into Go value of type v1.TypeMeta');
+    expect(message('a3446b696e6441614378797a01446b696e644162')).toBe('cbor: found duplicate map key "kind" at map element index 2');
+    expect(message('a1446b696e6401')).toBe('cbor: cannot unmarshal positive integer into Go struct field v1.TypeMeta.kind of type string');
+    expect(message('a1')).toBe('unexpected EOF');
   });
 });

@@ -86,6 +86,24 @@ export function decodeCBOR(data: Uint8Array, opts: CBORDecodeOptions = {}): unkn
   return v;
 }
 
+/**
+ * What kube's CBOR serializer reads first from a body (its metaFactory.Interpret: a lax
+ * decoding into metav1.TypeMeta): apiVersion and kind, with the errors that make it fail —
+ * malformed data, a top-level item that is not a map (null is an empty TypeMeta), a bad or
+ * repeated top-level key, an apiVersion or kind that is not a string. Other values are
+ * skipped unread, as a struct skips unknown fields.
+ */
+export function interpretCBORTypeMeta(data: Uint8Array): { apiVersion: string; kind: string } {
+  const d = new Decoder(data, cborLimits);
+  if (data.length === 0) throw new CBORDecodeError('EOF', true);
+  d.wellformed(0);
+  if (d.off !== data.length) {
+    throw new CBORDecodeError(`cbor: ${data.length - d.off} bytes of extraneous data starting at index ${d.off}`, true);
+  }
+  d.off = 0;
+  return d.typeMeta();
+}
+
 class Decoder {
   off = 0;
   private readonly view: DataView;
@@ -313,6 +331,54 @@ class Decoder {
     }
     this.off = at;
     return undefined;
+  }
+
+  /** interpretCBORTypeMeta's decoding into metav1.TypeMeta. */
+  typeMeta(): { apiVersion: string; kind: string } {
+    const out = { apiVersion: '', kind: '' };
+    const err = this.preamble();
+    if (err) throw err;
+    const major = this.nextMajor();
+    if (major === 7 && (this.data[this.off] === 0xf6 || this.data[this.off] === 0xf7)) return out;
+    if (major === 6) {
+      // Tags other than the self-described one enclose the map (their content is decoded).
+      this.head();
+      return this.typeMeta();
+    }
+    if (major !== 5) {
+      const name = major === 7 ? 'primitives' : typeNames[major];
+      throw new CBORDecodeError(`cbor: cannot unmarshal ${name} into Go value of type v1.TypeMeta`);
+    }
+    const h = this.head();
+    const seen = new Set<string>();
+    let first: CBORDecodeError | undefined;
+    for (let i = 0; h.indefinite ? this.data[this.off] !== 0xff : i < h.val; i++) {
+      const k = this.key();
+      if (k instanceof CBORDecodeError) {
+        first ??= k;
+        this.skip();
+        continue;
+      }
+      if (seen.has(k)) throw new CBORDecodeError(`cbor: found duplicate map key ${goQuote(k)} at map element index ${i}`);
+      seen.add(k);
+      if (k !== 'apiVersion' && k !== 'kind') {
+        this.skip();
+        continue;
+      }
+      const v = this.value();
+      if (v instanceof CBORDecodeError) {
+        first ??= v;
+        continue;
+      }
+      if (v === null) continue;
+      if (typeof v !== 'string') {
+        first ??= new CBORDecodeError(`cbor: cannot unmarshal ${cborTypeOf(v)} into Go struct field v1.TypeMeta.${k} of type string`);
+        continue;
+      }
+      out[k] = v;
+    }
+    if (first) throw first;
+    return out;
   }
 
   /** A value decoded into an interface{}: parseToValue then parse. */
@@ -611,6 +677,14 @@ class Decoder {
     if (h.val === 22) return null;
     return notRecognized(h.val);
   }
+}
+
+/** The CBOR type name of a decoded value, for a Go string field that cannot hold it. */
+function cborTypeOf(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'object' && v !== null) return 'map';
+  if (typeof v === 'number') return Number.isInteger(v) ? (v < 0 ? 'negative integer' : 'positive integer') : 'primitives';
+  return 'primitives';
 }
 
 function notRecognized(val: number): CBORDecodeError {

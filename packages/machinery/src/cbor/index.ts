@@ -4,5 +4,5 @@
  * encodes the Go values, and CBOR bodies decoded into the JSON form.
  */
 export { CBOREncodeError, CBORRaw, encodeCBOR, encodeCBORWatchEvent, selfDescribedCBOR, type CBOREncodeOptions } from './encode.js';
-export { CBORDecodeError, cborLimits, decodeCBOR, type CBORDecodeOptions } from './decode.js';
+export { CBORDecodeError, cborLimits, decodeCBOR, interpretCBORTypeMeta, type CBORDecodeOptions } from './decode.js';
 export { CBORPlanCompiler, type CBORPlan, type DefinitionResolver } from './plan.js';
