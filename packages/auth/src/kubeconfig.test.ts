@@ -114,3 +114,11 @@ describe('writeKubeconfig', () => {
     }
   });
 });
+
+describe('client certificate kubeconfigs', () => {
+  it('carry the certificate and key as base64 of their PEM, with no token', () => {
+    const cfg = buildKubeconfig({ server: 'https://h:1', caCertPem: CA, clientCertPem: 'CERT PEM', clientKeyPem: 'KEY PEM' });
+    expect(cfg.users).toEqual([{ name: 'windlass', user: { 'client-certificate-data': Buffer.from('CERT PEM').toString('base64'), 'client-key-data': Buffer.from('KEY PEM').toString('base64') } }]);
+    expect(() => buildKubeconfig({ server: 'https://h:1', clientCertPem: 'CERT PEM' })).toThrow(/client certificate and key/);
+  });
+});
