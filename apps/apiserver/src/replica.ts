@@ -135,6 +135,7 @@ export function newAPIServer(o: ServerOptions, storage: Storage, creds: { tls: {
     tls: { cert: creds.tls.cert, key: creds.tls.key },
     compactionIntervalMs: o.etcdCompactionIntervalMs,
     compression: o.featureGates.APIResponseCompression,
+    cbor: o.featureGates.CBORServingAndStorage,
     cacher: { historyWindowMs: o.watchCacheHistoryWindowMs, snapshotWindowMs: o.watchCacheSnapshotWindowMs },
     services: { clusterIPRange: o.serviceClusterIPRange, nodePortRange: o.serviceNodePortRange },
     admissionControlConfigFile: o.admissionControlConfigFile,

@@ -17,7 +17,7 @@ import { APIRegistry, builtinResources } from './registry/index.js';
 import { defaultServiceRanges, type AdmissionLookup, type KubeObject, type ResourceDefinition, type ServiceRanges, type StoreContext, type UserInfo } from './registry/types.js';
 import { Store, systemUser } from './registry/store.js';
 import { parseListOptions } from './registry/listoptions.js';
-import { negotiate, type Negotiated } from './negotiation.js';
+import { negotiate, setCBORServingAndStorage, type Negotiated } from './negotiation.js';
 import { acceptsGzip, encodeBody, negotiatedErrors, notFoundPage, writeError, writeObject } from './respond.js';
 import { maxRequestBodyBytes, readBody } from './requestbody.js';
 
@@ -127,6 +127,8 @@ export interface APIServerOptions {
   compactionIntervalMs?: number;
   /** gzip large responses for clients that accept it (feature gate APIResponseCompression, on by default). */
   compression?: boolean;
+  /** CBOR requests and responses (feature gate CBORServingAndStorage, off by default); process-wide, as kube's gates. */
+  cbor?: boolean;
   /** Watch cache tuning (history window, snapshot window, bookmark interval, …). */
   cacher?: Partial<CacherOptions>;
   /** In-flight limits, request timeout and the store's size for metrics (kube's defaults when unset). */
@@ -218,6 +220,7 @@ export class APIServer {
     const prefix = opts.registryPrefix ?? '/registry';
     const cacherOptions = { ...defaultCacherOptions, ...(opts.cacher ?? {}) };
     this.compression = opts.compression ?? true;
+    setCBORServingAndStorage(opts.cbor ?? false);
     this.operations = new ServerOperations(prefix, () => this.cachedResources(), opts.operations);
     for (const def of this.registry.all()) this.operations.addResource(def);
     // Every store request is timed and counted (etcd_request_duration_seconds) by one wrapper.

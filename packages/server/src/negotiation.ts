@@ -1,12 +1,13 @@
 /**
- * Content negotiation: which representation a response uses (JSON, YAML, protobuf, Table,
- * PartialObjectMetadata) from the Accept header, and how a request body is encoded.
+ * Content negotiation: which representation a response uses (JSON, YAML, protobuf, CBOR,
+ * Table, PartialObjectMetadata) from the Accept header, and how a request body is encoded.
  */
 import { newNotAcceptable, newRouteUnsupportedMediaType, newUnsupportedMediaType, protobufMediaType } from '@windlass/machinery';
+import { applyCBORPatchType, cborMediaType, cborSeqMediaType, setCBOREnabled } from './cbor.js';
 
 export type Representation = 'object' | 'Table' | 'PartialObjectMetadata';
 
-export type MediaType = 'application/json' | 'application/yaml' | typeof protobufMediaType;
+export type MediaType = 'application/json' | 'application/yaml' | typeof protobufMediaType | typeof cborMediaType;
 
 export interface Negotiated {
   mediaType: MediaType;
@@ -23,8 +24,9 @@ interface MediaRange {
 /** What an endpoint serves, in kube's order (its 406 lists them so). Custom resources have no protobuf form. */
 const typedMediaTypes: MediaType[] = ['application/json', 'application/yaml', protobufMediaType];
 const unstructuredMediaTypes: MediaType[] = ['application/json', 'application/yaml'];
-/** The watch streams among them: YAML has none. */
-const streamMediaTypes = (types: MediaType[]) => types.filter((t) => t !== 'application/yaml').map((t) => `${t};stream=watch`);
+/** The watch streams among them: YAML has none; CBOR's is a CBOR sequence (kube's MediaTypesForSerializer). */
+const streamMediaTypes = (types: MediaType[]) =>
+  types.filter((t) => t !== 'application/yaml').map((t) => (t === cborMediaType ? cborSeqMediaType : `${t};stream=watch`));
 
 function parseAccept(header: string): MediaRange[] {
   const ranges: MediaRange[] = [];
@@ -99,8 +101,9 @@ function pick(accept: string, watch: boolean, pretty: boolean, served: MediaType
   throw newNotAcceptable(served);
 }
 
-/** The Content-Type of a watch stream in this media type. */
+/** The Content-Type of a watch stream in this media type (a watch accepting application/cbor gets a CBOR sequence, as kube answers it). */
 export function watchContentType(mediaType: MediaType): string {
+  if (mediaType === cborMediaType) return cborSeqMediaType;
   return mediaType === protobufMediaType ? `${protobufMediaType};stream=watch` : mediaType;
 }
 
@@ -115,12 +118,34 @@ export const applyPatchType = 'application/apply-patch+yaml';
 export const patchBodyTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', applyPatchType];
 
 /**
+ * The CBORServingAndStorage feature gate: with it, every endpoint also serves and accepts
+ * application/cbor (listed last, after kube's default serializers), watches stream
+ * application/cbor-seq and PATCH accepts application/apply-patch+cbor. The lists change in
+ * place: handlers hold them (requireBodyType knows the patch list by identity).
+ */
+export function setCBORServingAndStorage(on: boolean): void {
+  setCBOREnabled(on);
+  const set = <T>(list: T[], item: T) => {
+    const at = list.indexOf(item);
+    if (on && at < 0) list.push(item);
+    if (!on && at >= 0) list.splice(at, 1);
+  };
+  set(typedMediaTypes, cborMediaType);
+  set(unstructuredMediaTypes, cborMediaType);
+  set(patchBodyTypes, applyCBORPatchType);
+  negotiated.clear();
+}
+
+/**
  * The body's media type, or 415. For patches the refusal is go-restful's, whose PATCH route
  * consumes only the patch types (`415: Unsupported Media Type`; a missing Content-Type is
  * application/octet-stream there); other bodies get the handler's message listing the types.
  */
 export function requireBodyType(contentType: string | undefined, accepted: string[]): string {
   const t = bodyMediaType(contentType) || 'application/json';
+  // Both apply encodings are one patch type to the handlers; the apply handler reads the
+  // Content-Type again to decode the body.
+  if (t === applyCBORPatchType && accepted.includes(t)) return applyPatchType;
   if (accepted.includes(t)) return t;
   if (accepted === patchBodyTypes) throw newRouteUnsupportedMediaType();
   throw newUnsupportedMediaType(t, accepted);

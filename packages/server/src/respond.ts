@@ -4,6 +4,7 @@ import { gzip } from 'node:zlib';
 import { encodeProtobuf, isStatusError, newInternalError, protobufMediaType, type StatusError } from '@windlass/machinery';
 import type { Negotiated } from './negotiation.js';
 import { marshalYAML } from './goyaml.js';
+import { cborMediaType, cborReady, encodeCBORBody } from './cbor.js';
 
 export type Encoding = Pick<Negotiated, 'mediaType' | 'pretty'>;
 
@@ -12,11 +13,18 @@ export function encodeBody(obj: unknown, n: Encoding): string | Buffer {
   if (n.mediaType === 'application/yaml') return marshalYAML(JSON.parse(JSON.stringify(obj)));
   // `pretty` has no protobuf form.
   if (n.mediaType === protobufMediaType) return encodeProtobuf(obj as Record<string, unknown>);
+  if (n.mediaType === cborMediaType) return encodeCBORBody(obj);
   return n.pretty ? JSON.stringify(obj, null, 2) + '\n' : JSON.stringify(obj);
 }
 
 /** `gzip`: the server compresses (APIResponseCompression) and the client accepts it. */
 export function writeObject(res: ServerResponse, code: number, obj: unknown, n: Encoding, gzip = false): void {
+  // CBOR needs the kinds' schemas (for []byte fields); only a server's first moments wait for them.
+  const waiting = n.mediaType === cborMediaType ? cborReady() : undefined;
+  if (waiting) {
+    waiting.then(() => writeObject(res, code, obj, n, gzip), (err) => writeBytes(res, 500, String(err), 'text/plain'));
+    return;
+  }
   writeBytes(res, code, encodeBody(obj, n), n.mediaType, gzip);
 }
 

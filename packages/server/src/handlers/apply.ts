@@ -9,6 +9,8 @@ import { fieldManagerFor } from '../fieldmanager/forkind.js';
 import type { KubeObject } from '../registry/types.js';
 import { boolParam } from '../registry/queryparams.js';
 import { parseYAMLBody, YAMLSyntaxError } from './yamlbody.js';
+import { applyCBORPatchType, decodeCBORApplyBody } from '../cbor.js';
+import { bodyMediaType } from '../negotiation.js';
 import { writeResult } from './read.js';
 import type { RequestScope } from './scope.js';
 import { withWarnings, writeOptions } from './write.js';
@@ -40,7 +42,10 @@ export async function applyResource(s: RequestScope): Promise<void> {
   const force = boolParam(s.query, 'force') === true;
   const fm = await fieldManagerFor(s.def);
   if (!fm) throw newBadRequest(`server-side apply is not supported for ${s.def.resource}`);
-  const { patch, duplicates } = parseApplyBody(s.body);
+  // application/apply-patch+cbor (CBORServingAndStorage) reaches here as the apply patch type too;
+  // a CBOR map cannot repeat a key, so it has no duplicates to report.
+  const cbor = bodyMediaType(s.req.headers['content-type']) === applyCBORPatchType;
+  const { patch, duplicates } = cbor ? { patch: decodeCBORApplyBody(Buffer.isBuffer(s.body) ? s.body : Buffer.alloc(0)) as KubeObject, duplicates: [] } : parseApplyBody(s.body);
   const { namespace, name } = s.info;
   const subresource = s.info.subresource ?? '';
   // kube checks for repeated keys only once the apply itself succeeded (applyPatchToCurrentObject).

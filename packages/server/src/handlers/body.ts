@@ -19,6 +19,7 @@ import { builtinResourceTable } from '@windlass/schemas';
 import { groupVersion, type KubeObject, type ResourceDefinition } from '../registry/types.js';
 import { objectBodyTypes, requireBodyType, unstructuredBodyTypes } from '../negotiation.js';
 import { parseYAMLBody, YAMLSyntaxError } from './yamlbody.js';
+import { cborMediaType, decodeCBORObjectBody } from '../cbor.js';
 
 /** summarizeData: `<empty>`, the first 30 bytes of an object, else their hex, ` ...` when cut. */
 export function summarizeBody(body: Buffer, max = 30): string {
@@ -140,6 +141,9 @@ export function decodeObjectBody(raw: unknown, contentType: string | undefined, 
   if (mediaType === protobufMediaType) {
     if (body.length === 0) throw newBadRequest('the body of the request is empty');
     doc = decodeProtobuf(body, def).object;
+  } else if (mediaType === cborMediaType) {
+    // Its own reading of apiVersion and kind replaces interpretError's JSON one below.
+    doc = decodeCBORObjectBody(body, def, (err) => unrecognized(def, err, body));
   } else if (mediaType === 'application/yaml') {
     try {
       const parsed = parseYAMLBody(body.toString('utf8'));
@@ -163,7 +167,7 @@ export function decodeObjectBody(raw: unknown, contentType: string | undefined, 
     }
   }
 
-  const kindError = interpretError(doc);
+  const kindError = mediaType === cborMediaType ? undefined : interpretError(doc);
   if (kindError) throw unrecognized(def, `couldn't get version/kind; json parse error: ${kindError}`, body);
   // A null document decodes to the empty object, every field defaulted.
   const obj = (doc ?? {}) as KubeObject;
