@@ -9,6 +9,7 @@ import { startWatch, type ActiveWatch, type ClientWatchOutput } from '../registr
 import { groupVersion } from '../registry/types.js';
 import { parseIncludeObject, partialObjectMetadata, toTable } from '../table.js';
 import { watchContentType } from '../negotiation.js';
+import { cborMediaType, cborReady, encodeCBOREvent } from '../cbor.js';
 import type { RequestScope } from './scope.js';
 
 /** kube's default: a random duration between the minimum request timeout and twice it. */
@@ -16,6 +17,8 @@ const minRequestTimeoutSeconds = 1800;
 
 export async function watchResource(s: RequestScope): Promise<void> {
   const opts = parseListOptions(s.query, true);
+  // CBOR encodes []byte fields by the kinds' schemas: a server's first moments wait for them.
+  if (s.negotiated.mediaType === cborMediaType) await cborReady();
   const include = parseIncludeObject(s.query.get('includeObject'));
   const { res, req } = s;
   const kind = JSON.stringify(s.def.kind);
@@ -23,9 +26,13 @@ export async function watchResource(s: RequestScope): Promise<void> {
 
   let sentTableHeaders = false;
   const protobuf = s.negotiated.mediaType === protobufMediaType;
+  // CBOR (CBORServingAndStorage): a CBOR sequence, each event one self-described WatchEvent item.
+  const cbor = s.negotiated.mediaType === cborMediaType;
   const line = protobuf
     ? (type: string, object: unknown) => encodeWatchFrame(type, encodeProtobuf(object as Record<string, unknown>))
-    : (type: string, object: unknown) => Buffer.from(JSON.stringify({ type, object }) + '\n');
+    : cbor
+      ? encodeCBOREvent
+      : (type: string, object: unknown) => Buffer.from(JSON.stringify({ type, object }) + '\n');
   const encode = (type: string, stored: CachedObject): Buffer => {
     const obj = s.store.served(stored);
     switch (s.negotiated.as) {
@@ -40,12 +47,13 @@ export async function watchResource(s: RequestScope): Promise<void> {
       default:
         // Shared by every watcher: the event is serialized once per encoding, not once per client.
         if (protobuf) return obj.sharedEvent(`protobuf:${type}`, () => line(type, obj.object));
+        if (cbor) return obj.sharedEvent(`cbor:${type}`, () => line(type, obj.object));
         return obj.eventBytes(type);
     }
   };
   const bookmark = (revision: number, annotations?: Record<string, string>) => {
     const meta = annotations ? { resourceVersion: String(revision), annotations } : { resourceVersion: String(revision) };
-    if (protobuf) return line('BOOKMARK', { kind: s.def.kind, apiVersion: groupVersion(s.def), metadata: meta });
+    if (protobuf || cbor) return line('BOOKMARK', { kind: s.def.kind, apiVersion: groupVersion(s.def), metadata: meta });
     return Buffer.from(`{"type":"BOOKMARK","object":{"kind":${kind},"apiVersion":${apiVersion},"metadata":${JSON.stringify(meta)}}}\n`);
   };
 
