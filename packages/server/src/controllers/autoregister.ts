@@ -70,7 +70,8 @@ function apiServiceFor(group: string, version: string, p: APIServicePriority, la
   return {
     apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService',
     metadata: { name: `${version}.${group}`, labels: { [automanagedLabel]: label } },
-    spec: { group, version, groupPriorityMinimum: p.group, versionPriority: p.version },
+    // As stored: Go omits the core group's empty name.
+    spec: { ...(group ? { group } : {}), version, groupPriorityMinimum: p.group, versionPriority: p.version },
   };
 }
 
