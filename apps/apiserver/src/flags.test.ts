@@ -65,6 +65,7 @@ describe('defaults', () => {
     expect(start()).toEqual({
       dataDir: './.windlass',
       bindAddress: '127.0.0.1',
+      endpointReconcilerType: 'lease',
       securePort: 6443,
       storage: 'embedded',
       etcdServers: [],
@@ -387,7 +388,7 @@ describe('usage()', () => {
 
   it('aligns descriptions in one column', () => {
     const flagLines = section('start');
-    expect(flagLines).toHaveLength(37);
+    expect(flagLines).toHaveLength(39);
     expect(new Set(flagLines.map(column)).size).toBe(1);
   });
 

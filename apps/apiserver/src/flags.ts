@@ -4,7 +4,7 @@
  * invocations and scripts carry over; Windlass-only flags use the same style.
  */
 import { isIP } from 'node:net';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, networkInterfaces } from 'node:os';
 import { parseGoDuration } from '@windlass/machinery';
 
 export type Command = 'start' | 'compact' | 'help' | 'version';
@@ -34,6 +34,30 @@ const UNSUPPORTED_AUTHORIZATION_MODES: Record<string, string> = {
   ABAC: 'Windlass does not read ABAC policy files',
 };
 export type FeatureGates = Record<FeatureGateName, boolean>;
+
+/** kube's --endpoint-reconciler-type values Windlass serves. */
+export const ENDPOINT_RECONCILER_TYPES = ['lease', 'none'] as const;
+export type EndpointReconcilerTypeName = (typeof ENDPOINT_RECONCILER_TYPES)[number];
+
+const isUnspecifiedIP = (ip: string) => ip === '0.0.0.0' || ip === '::';
+
+/**
+ * The address this replica lists in the `kubernetes` Endpoints, as kube-apiserver picks it:
+ * --advertise-address; else --bind-address when it names one address; else (0.0.0.0 or ::) the
+ * host's first non-loopback IPv4 address, in os.networkInterfaces() order (kube asks the default
+ * route's interface). Unlike kube, a loopback --bind-address (Windlass's default) is advertised
+ * as it is rather than as the host's address, which nothing could connect to: kube's Endpoints
+ * validation refuses loopback addresses, so such a replica records no endpoints.
+ */
+export function advertiseAddress(o: Pick<ServerOptions, 'advertiseAddress' | 'bindAddress'>, interfaces = networkInterfaces()): string | undefined {
+  if (o.advertiseAddress && !isUnspecifiedIP(o.advertiseAddress)) return o.advertiseAddress;
+  if (!isUnspecifiedIP(o.bindAddress)) return o.bindAddress;
+  for (const addrs of Object.values(interfaces)) {
+    const v4 = addrs?.find((a) => a.family === 'IPv4' && !a.internal);
+    if (v4) return v4.address;
+  }
+  return undefined;
+}
 
 export interface ServerOptions {
   dataDir: string;
@@ -83,6 +107,10 @@ export interface ServerOptions {
   serviceNodePortRange: { base: number; size: number };
   /** kube's --admission-control-config-file: an AdmissionConfiguration with the plugins' configuration. */
   admissionControlConfigFile?: string;
+  /** kube's --advertise-address; unset (or unspecified): see advertiseAddress(). */
+  advertiseAddress?: string;
+  /** kube's --endpoint-reconciler-type: lease (the default) or none. */
+  endpointReconcilerType: EndpointReconcilerTypeName;
   /** kube's --client-ca-file: client certificates chaining to it authenticate; unset with generated credentials: the generated CA. */
   clientCAFile?: string;
   /** kube's --service-account-issuer (repeatable): the first signs, all are accepted. */
@@ -160,6 +188,7 @@ export function defaultServerOptions(): ServerOptions {
     shutdownDelayDurationMs: 0,
     serviceClusterIPRange: '10.96.0.0/12',
     serviceNodePortRange: { base: 30000, size: 2768 },
+    endpointReconcilerType: 'lease',
     // kube requires the flag; Windlass starts without it, with kubeadm's issuer.
     serviceAccountIssuers: [DEFAULT_SERVICE_ACCOUNT_ISSUER],
     serviceAccountKeyFiles: [],
@@ -350,6 +379,15 @@ const FLAGS: FlagSpec[] = [
     },
   },
   {
+    name: 'advertise-address',
+    type: 'ip',
+    usage: 'The IP address on which to advertise the apiserver to members of the cluster: the kubernetes Endpoints in default list it. This address must be reachable by the rest of the cluster. If blank, the --bind-address will be used; if --bind-address is unspecified, the host\'s first non-loopback IPv4 address. A loopback address (the default --bind-address) is not listed, as kube\'s Endpoints validation refuses it.',
+    set(s, v) {
+      if (isIP(v) === 0) throw `failed to parse IP: ${JSON.stringify(v)}`;
+      s.options.advertiseAddress = v;
+    },
+  },
+  {
     name: 'anonymous-auth',
     type: '',
     bool: true,
@@ -412,6 +450,17 @@ const FLAGS: FlagSpec[] = [
     usage: 'SQLite file for --storage=embedded, or :memory: for storage that is lost on exit. Defaults to a file inside --data-dir.',
     set(s, v) {
       s.options.embeddedPath = nonEmpty(v);
+    },
+  },
+  {
+    name: 'endpoint-reconciler-type',
+    type: 'string',
+    defaultText: JSON.stringify(defaults.endpointReconcilerType),
+    usage: `Use an endpoint reconciler (${ENDPOINT_RECONCILER_TYPES.join(', ')}): lease keeps the kubernetes Endpoints listing every replica that renewed its lease in the last 15s; none leaves them alone.`,
+    set(s, v) {
+      if (v === 'master-count') throw `master-count is not supported by ${PROGRAM}: replicas do not know their count (--apiserver-count); use lease`;
+      if (!(ENDPOINT_RECONCILER_TYPES as readonly string[]).includes(v)) throw `unknown endpoint reconciler type: ${v}`;
+      s.options.endpointReconcilerType = v as EndpointReconcilerTypeName;
     },
   },
   {

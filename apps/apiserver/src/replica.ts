@@ -13,7 +13,7 @@ import {
 } from '@windlass/auth';
 import { APIServer, serverVersion } from '@windlass/server';
 import { createStorage, type EtcdTLS, type Storage } from '@windlass/storage';
-import { DEFAULT_SERVICE_ACCOUNT_ISSUER, type ServerOptions } from './flags.js';
+import { DEFAULT_SERVICE_ACCOUNT_ISSUER, advertiseAddress, type ServerOptions } from './flags.js';
 
 /** What every replica serves with; plain data, so the primary can hand it to its workers. */
 export interface Credentials {
@@ -140,6 +140,8 @@ export function newAPIServer(o: ServerOptions, storage: Storage, creds: { tls: {
     services: { clusterIPRange: o.serviceClusterIPRange, nodePortRange: o.serviceNodePortRange },
     admissionControlConfigFile: o.admissionControlConfigFile,
     authorization: { modes: o.authorizationModes, anonymous: o.anonymousAuth },
+    // The kubernetes Endpoints, the identity Lease and the automanaged APIServices, as kube-apiserver keeps them.
+    controlPlane: { advertiseAddress: advertiseAddress(o), endpointReconcilerType: o.endpointReconcilerType },
     operations: {
       maxRequestsInflight: o.maxRequestsInflight,
       maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,
