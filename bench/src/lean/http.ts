@@ -21,9 +21,9 @@ export function agentFor(target: Target, maxSockets: number): https.Agent {
 }
 
 /** One request; `body` is sent as is (JSON text). */
-export function send(agent: https.Agent, target: Target, method: string, path: string, body?: string | Buffer, contentType = 'application/json'): Promise<Reply> {
+export function send(agent: https.Agent, target: Target, method: string, path: string, body?: string | Buffer, contentType = 'application/json', accept = 'application/json'): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string | number> = { accept: 'application/json', authorization: `Bearer ${target.token}` };
+    const headers: Record<string, string | number> = { accept, authorization: `Bearer ${target.token}` };
     if (body !== undefined) {
       headers['content-type'] = contentType;
       headers['content-length'] = Buffer.byteLength(body);

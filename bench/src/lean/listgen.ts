@@ -3,14 +3,18 @@
  * pass parses the response(s) and checks the item count, then warm-up lists, then a window of
  * `iterations` lists whose bodies are received as bytes (a paged list only reads its continue
  * token from the head of each page). Modes: consistent (no resourceVersion), rv0
- * (resourceVersion=0), paged (limit=page, then every continue token; the whole traversal is one list).
+ * (resourceVersion=0), paged (limit=page, then every continue token; the whole traversal is one list),
+ * rv0-protobuf (resourceVersion=0 asking for application/vnd.kubernetes.protobuf, as client-go's
+ * typed clients do; its check pass counts the items of the same list in JSON).
  */
 import type https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { childMain } from './ipc.js';
 import { agentFor, expectStatus, Recorder, send, type Latency, type Target } from './http.js';
 
-export type ListMode = 'consistent' | 'rv0' | 'paged';
+export type ListMode = 'consistent' | 'rv0' | 'paged' | 'rv0-protobuf';
+
+const protobuf = 'application/vnd.kubernetes.protobuf';
 
 export interface ListSpec {
   target: Target;
@@ -38,8 +42,8 @@ async function listOnce(agent: https.Agent, spec: ListSpec, mode: ListMode, pars
   let items = 0;
   let cont: string | undefined;
   do {
-    const q = mode === 'rv0' ? '?resourceVersion=0' : mode === 'paged' ? `?limit=${spec.page}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}` : '';
-    const r = await send(agent, spec.target, 'GET', spec.path + q);
+    const q = mode === 'rv0' || mode === 'rv0-protobuf' ? '?resourceVersion=0' : mode === 'paged' ? `?limit=${spec.page}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}` : '';
+    const r = await send(agent, spec.target, 'GET', spec.path + q, undefined, undefined, mode === 'rv0-protobuf' && !parse ? protobuf : 'application/json');
     requests++;
     expectStatus(`LIST ${mode}`, r, 200);
     bytes += r.body.length;

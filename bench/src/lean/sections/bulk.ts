@@ -32,11 +32,11 @@ async function listRows(ctx: RunCtx, backend: string): Promise<void> {
   log(`windlass ${backend}: LIST of ${n}`);
   await withServer({ root: config.serverRoot, label: 'windlass', backend }, async ({ server, meters }) => {
     const rate = await seed(server.target, meters, 'l-', n);
-    const spec: ListSpec = { target: server.target, path: CM_PATH, modes: ['consistent', 'rv0', 'paged'], iterations: config.listIterations, warm: 2, page: config.listPage, expectItems: n };
+    const spec: ListSpec = { target: server.target, path: CM_PATH, modes: ['consistent', 'rv0', 'paged', 'rv0-protobuf'], iterations: config.listIterations, warm: 2, page: config.listPage, expectItems: n };
     for (const w of await runChild<ListResult>('listgen.js', spec, meters)) {
       const r = w.result;
       ctx.rows.push({
-        section: 'list', backend, server: 'windlass', op: `list ${n} ${w.name === 'paged' ? `paged by ${config.listPage}` : w.name}`, clients: 1, client: 'node',
+        section: 'list', backend, server: 'windlass', op: `list ${n} ${w.name === 'paged' ? `paged by ${config.listPage}` : w.name === 'rv0-protobuf' ? 'rv=0 in protobuf' : w.name}`, clients: 1, client: 'node',
         ops: r.lists, seconds: w.wallMs / 1000, opsPerSec: r.lists / (w.wallMs / 1000), p50: r.latency.p50, p99: r.latency.p99,
         cpuPerOp: w.cpuMs.server / r.lists, etcdCpuPerOp: w.cpuMs.etcd === undefined ? undefined : w.cpuMs.etcd / r.lists, clientCpuPerOp: w.cpuMs.client / r.lists,
         errors: 0, extra: { mode: w.name, meanMs: r.latency.mean, bytesPerList: r.bytes, requestsPerList: r.requests, seedCreatesPerSec: rate },

@@ -1,4 +1,6 @@
 /** get and list. */
+import { encodeListProtobuf, protobufMediaType, wrapProtobufMessage } from '@windlass/machinery';
+import { protobufMessages } from '../cacher/protobufmessages.js';
 import { parseListOptions } from '../registry/listoptions.js';
 import { partialObjectMetadata, partialObjectMetadataList, parseIncludeObject, toTable } from '../table.js';
 import { groupVersion, type KubeObject } from '../registry/types.js';
@@ -14,6 +16,10 @@ export async function getResource(s: RequestScope): Promise<void> {
 export function writeResult(s: RequestScope, code: number, cached: CachedObject): void {
   if (s.negotiated.as === 'object' && s.negotiated.mediaType === 'application/json' && !s.negotiated.pretty) {
     return writeBytes(s.res, code, cached.objectBytes(), 'application/json', s.gzip);
+  }
+  if (s.negotiated.as === 'object' && s.negotiated.mediaType === protobufMediaType) {
+    const message = protobufMessages.get(cached);
+    if (message) return writeBytes(s.res, code, wrapProtobufMessage(groupVersion(s.def), s.def.kind, message), protobufMediaType, s.gzip);
   }
   writeObject(s.res, code, representObject(s, cached.object), s.negotiated, s.gzip);
 }
@@ -57,6 +63,12 @@ export async function listResource(s: RequestScope): Promise<void> {
     parts.push(tail);
     writeBytes(s.res, 200, Buffer.concat(parts), 'application/json', s.gzip);
     return;
+  }
+  if (s.negotiated.mediaType === protobufMediaType && !unstructured) {
+    // Each item's message is encoded once and shared, as the JSON bytes are.
+    const messages = result.items.map((i) => protobufMessages.get(i));
+    const body = messages.every((m) => m !== undefined) ? encodeListProtobuf(groupVersion(s.def), s.def.listKind, listMeta, messages as Buffer[]) : undefined;
+    if (body) return writeBytes(s.res, 200, body, protobufMediaType, s.gzip);
   }
   // Items of a typed list carry no kind/apiVersion of their own, as in kube's responses.
   const items = unstructured ? objects() : objects().map(({ kind: _k, apiVersion: _a, ...rest }) => rest);

@@ -2,7 +2,8 @@
  * watch: a chunked stream of {type, object} events, JSON documents one per line, or
  * length-prefixed protobuf WatchEvents.
  */
-import { encodeProtobuf, encodeWatchFrame, protobufMediaType, type Status } from '@windlass/machinery';
+import { encodeProtobuf, encodeWatchFrame, protobufMediaType, wrapProtobufMessage, type Status } from '@windlass/machinery';
+import { protobufMessages } from '../cacher/protobufmessages.js';
 import type { CachedObject } from '../cacher/cachedobject.js';
 import { parseListOptions } from '../registry/listoptions.js';
 import { startWatch, type ActiveWatch, type ClientWatchOutput } from '../registry/watch.js';
@@ -46,10 +47,14 @@ export async function watchResource(s: RequestScope): Promise<void> {
         return line(type, partialObjectMetadata(obj.object));
       default:
         // Shared by every watcher: the event is serialized once per encoding, not once per client.
-        if (protobuf) return obj.sharedEvent(`protobuf:${type}`, () => line(type, obj.object));
+        if (protobuf) return obj.sharedEvent(`protobuf:${type}`, () => protobufEvent(type, obj));
         if (cbor) return obj.sharedEvent(`cbor:${type}`, () => line(type, obj.object));
         return obj.eventBytes(type);
     }
+  };
+  const protobufEvent = (type: string, obj: CachedObject): Buffer => {
+    const message = protobufMessages.get(obj);
+    return message ? encodeWatchFrame(type, wrapProtobufMessage(groupVersion(s.def), s.def.kind, message)) : line(type, obj.object);
   };
   const bookmark = (revision: number, annotations?: Record<string, string>) => {
     const meta = annotations ? { resourceVersion: String(revision), annotations } : { resourceVersion: String(revision) };
