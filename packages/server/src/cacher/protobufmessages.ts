@@ -5,8 +5,9 @@
  * clients (kube-controller-manager, client-go's typed clients) list and watch much of the
  * cluster, and a second copy of every object would double the cache.
  *
- * Measured (bench/RESULTS.md, "Protobuf encoding"): a protobuf list of 10k ConfigMaps took
- * 550-1,100 ms encoding every item from the JSON form, against 120-200 ms for the JSON list.
+ * Measured (bench/RESULTS.md, "Sixth session: protobuf encoding"): a protobuf list of 10k
+ * ConfigMaps took 550-1,100 ms encoding every item from the JSON form, against 120-200 ms for
+ * the JSON list.
  */
 import { encodeMessage } from '@windlass/machinery';
 import type { CachedObject } from './cachedobject.js';
