@@ -9,6 +9,9 @@
 //   tls.crt, tls.key                     the serving certificate (CA appended) for --tls-cert-file/--tls-private-key-file
 //   tokens.csv                           --token-auth-file: an admin (system:masters) and a Prometheus token (system:monitoring)
 //   admin-token, prometheus-token        the tokens alone (Prometheus' bearer_token_file)
+//   pki/sa.key, pki/sa.pub               the service account signing key and its public half, for
+//                                        --service-account-signing-key-file / --service-account-key-file:
+//                                        every replica must sign and verify tokens with the same key
 //   kubeconfig                           for --server URL (default https://127.0.0.1:6443), trusting ca.crt
 //
 // The certificate names localhost, 127.0.0.1, ::1 and the compose service names (windlass,
@@ -38,6 +41,8 @@ export async function ensureHaCredentials(dir, { hosts = [], server = 'https://1
     adminToken: join(dir, 'admin-token'),
     prometheusToken: join(dir, 'prometheus-token'),
     kubeconfig: join(dir, 'kubeconfig'),
+    saKey: join(dir, 'pki', 'sa.key'),
+    saPub: join(dir, 'pki', 'sa.pub'),
   };
   // The CA after the serving certificate: replicas then put it into the kubeconfig they write.
   writeFileSync(files.cert, `${serving.certPem.trim()}\n${serving.caCertPem.trim()}\n`, { mode: 0o644 });
@@ -45,6 +50,9 @@ export async function ensureHaCredentials(dir, { hosts = [], server = 'https://1
   writeFileSync(files.key, serving.keyPem, { mode: 0o644 });
   chmodSync(join(dir, 'pki'), 0o755);
   chmodSync(join(dir, 'pki', 'apiserver.key'), 0o644);
+  // One signing key for every replica: a token one replica issues must verify on the others.
+  await auth.ensureServiceAccountSigningKey(dir);
+  chmodSync(files.saKey, 0o644);
   const token = (file) => {
     if (!existsSync(file)) writeFileSync(file, `${randomBytes(24).toString('hex')}\n`, { mode: 0o644 });
     return readFileSync(file, 'utf8').trim();
@@ -73,5 +81,5 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   }
   if (!dir) usage();
   const c = await ensureHaCredentials(dir, opts);
-  console.log(`credentials in ${c.dir}: tls.crt, tls.key, tokens.csv, kubeconfig (server ${opts.server ?? 'https://127.0.0.1:6443'})`);
+  console.log(`credentials in ${c.dir}: tls.crt, tls.key, tokens.csv, pki/sa.key, pki/sa.pub, kubeconfig (server ${opts.server ?? 'https://127.0.0.1:6443'})`);
 }

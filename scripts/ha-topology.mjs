@@ -151,6 +151,7 @@ export async function startReplica(dir, i, etcd, creds, extra = []) {
     windlassBin, 'start', '--data-dir', dataDir, '--secure-port', '0', '--workers', '1',
     '--storage', 'etcd', '--etcd-servers', etcd.map((m) => m.client).join(','),
     '--tls-cert-file', creds.cert, '--tls-private-key-file', creds.key, '--token-auth-file', creds.tokens,
+    '--service-account-signing-key-file', creds.saKey, '--service-account-key-file', creds.saPub,
     // The balancer checks every second: a stopping replica leaves rotation before it stops serving.
     '--shutdown-delay-duration', '2s',
     ...extra,

@@ -158,9 +158,15 @@ export async function eventually(probe: () => boolean | Promise<boolean>, timeou
   }
 }
 
-/** Flags that make a replica serve with another replica's generated certificate, as replicas behind one address do. */
+/**
+ * Flags that make a replica serve with another replica's generated certificate and sign service
+ * account tokens with its generated key, as replicas behind one address do.
+ */
 export function servingCertFlags(dataDir: string): string[] {
-  return ['--tls-cert-file', join(dataDir, 'pki', 'apiserver.crt'), '--tls-private-key-file', join(dataDir, 'pki', 'apiserver.key')];
+  return [
+    '--tls-cert-file', join(dataDir, 'pki', 'apiserver.crt'), '--tls-private-key-file', join(dataDir, 'pki', 'apiserver.key'),
+    '--service-account-signing-key-file', join(dataDir, 'pki', 'sa.key'), '--service-account-key-file', join(dataDir, 'pki', 'sa.pub'),
+  ];
 }
 
 /**

@@ -76,7 +76,10 @@ test('default values: N replicas on external etcd, probes, Secrets, PDB, Network
   expect(pod.securityContext.runAsNonRoot).toBe(true);
   expect(args(docs)).toContain('--etcd-servers=http://etcd-0.etcd:2379,http://etcd-1.etcd:2379,http://etcd-2.etcd:2379');
   expect(args(docs)).toContain('--storage=etcd');
-  expect(pod.volumes.map((v: any) => v.secret?.secretName).filter(Boolean)).toEqual(['windlass-tls', 'windlass-tokens']);
+  expect(pod.volumes.map((v: any) => v.secret?.secretName).filter(Boolean)).toEqual(['windlass-tls', 'windlass-tokens', 'windlass-service-account']);
+  // Every replica signs and verifies service account tokens with the one shared key.
+  expect(args(docs)).toContain('--service-account-signing-key-file=/credentials/service-account/sa.key');
+  expect(args(docs)).toContain('--service-account-key-file=/credentials/service-account/sa.pub');
   // The selector the Service, PDB and NetworkPolicy use matches the pods.
   const podLabels = deploy.spec.template.metadata.labels;
   for (const sel of [deploy.spec.selector.matchLabels, docs.find((d) => d.kind === 'Service').spec.selector,
