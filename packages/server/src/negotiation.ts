@@ -117,6 +117,11 @@ export const unstructuredBodyTypes: string[] = unstructuredMediaTypes;
 export const applyPatchType = 'application/apply-patch+yaml';
 export const patchBodyTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', applyPatchType];
 
+/** Server-side apply, in YAML or (with CBORServingAndStorage) CBOR. */
+export function isApplyPatchType(t: string): boolean {
+  return t === applyPatchType || t === applyCBORPatchType;
+}
+
 /**
  * The CBORServingAndStorage feature gate: with it, every endpoint also serves and accepts
  * application/cbor (listed last, after kube's default serializers), watches stream
@@ -143,9 +148,6 @@ export function setCBORServingAndStorage(on: boolean): void {
  */
 export function requireBodyType(contentType: string | undefined, accepted: string[]): string {
   const t = bodyMediaType(contentType) || 'application/json';
-  // Both apply encodings are one patch type to the handlers; the apply handler reads the
-  // Content-Type again to decode the body.
-  if (t === applyCBORPatchType && accepted.includes(t)) return applyPatchType;
   if (accepted.includes(t)) return t;
   if (accepted === patchBodyTypes) throw newRouteUnsupportedMediaType();
   throw newUnsupportedMediaType(t, accepted);

@@ -7,7 +7,7 @@ import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '@wind
 import { loadedSchemas, loadSchemas, patchMetaFor } from '@windlass/schemas';
 import { fieldErr, newBadRequest, newConflict, newInvalid, newNotFound, newUnsupportedMediaType, OptimisticLockErrorMsg, type StatusError } from '@windlass/machinery';
 import type { KubeObject, ResourceDefinition, ScaleDefinition } from '../registry/types.js';
-import { applyPatchType, patchBodyTypes, requireBodyType } from '../negotiation.js';
+import { isApplyPatchType, patchBodyTypes, requireBodyType } from '../negotiation.js';
 import { managerOrUserAgent } from '../fieldmanager/managedfields.js';
 import { writeObject } from '../respond.js';
 import { decodeObjectBody } from './body.js';
@@ -58,7 +58,7 @@ export async function serveScale(s: RequestScope): Promise<void> {
     desired = () => structuredClone(body);
   } else {
     const patchType = requireBodyType(s.req.headers['content-type'], patchBodyTypes);
-    if (patchType === applyPatchType) throw newUnsupportedMediaType(patchType, patchBodyTypes.filter((t) => t !== applyPatchType));
+    if (isApplyPatchType(patchType)) throw newUnsupportedMediaType(patchType, patchBodyTypes.filter((t) => !isApplyPatchType(t)));
     const patch = s.body;
     const schemas = loadedSchemas() ?? (await loadSchemas());
     const meta = patchMetaFor(schemas, { group: 'autoscaling', version: 'v1', kind: 'Scale' });

@@ -2,7 +2,7 @@
 import { newUnsupportedMediaType } from '@windlass/machinery';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '@windlass/patch';
 import { loadedSchemas, loadSchemas, patchMetaFor } from '@windlass/schemas';
-import { applyPatchType, requireBodyType, patchBodyTypes } from '../negotiation.js';
+import { isApplyPatchType, requireBodyType, patchBodyTypes } from '../negotiation.js';
 import { managerOrUserAgent } from '../fieldmanager/managedfields.js';
 import { applyResource } from './apply.js';
 import type { KubeObject } from '../registry/types.js';
@@ -70,7 +70,7 @@ export async function updateResource(s: RequestScope): Promise<void> {
 export async function patchResource(s: RequestScope): Promise<void> {
   const patchType = requireBodyType(s.req.headers['content-type'], patchBodyTypes);
   if (s.def.patchTypes && !s.def.patchTypes.includes(patchType)) throw newUnsupportedMediaType(patchType, [...s.def.patchTypes]);
-  if (patchType === applyPatchType) return applyResource(s);
+  if (isApplyPatchType(patchType)) return applyResource(s);
   const opts = writeOptions(s, 'PatchOptions');
   const body = s.body;
   const schemas = loadedSchemas() ?? (await loadSchemas());

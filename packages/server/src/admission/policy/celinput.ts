@@ -20,7 +20,9 @@ export function toCelValue(v: unknown): CelInput {
 
 /** kube's CreateAdmissionRequest: the AdmissionRequest the policy's `request` variable holds. */
 export function admissionRequest(a: DynamicAdmissionAttributes, matched: GroupVersionResource): Record<string, unknown> {
-  const kind = { group: a.def.group, version: a.def.version, kind: a.def.kind };
+  // The version the client wrote through, when the object is seen in its stored one.
+  const requested = a.request ?? a.def;
+  const kind = { group: requested.group, version: requested.version, kind: requested.kind };
   const userInfo: Record<string, unknown> = { username: a.user.name, groups: a.user.groups };
   if (a.user.uid) userInfo.uid = a.user.uid;
   if (a.user.extra) userInfo.extra = a.user.extra;
@@ -29,7 +31,7 @@ export function admissionRequest(a: DynamicAdmissionAttributes, matched: GroupVe
     resource: matched,
     subResource: a.subresource,
     requestKind: kind,
-    requestResource: { group: a.def.group, version: a.def.version, resource: a.def.resource },
+    requestResource: { group: requested.group, version: requested.version, resource: requested.resource },
     requestSubResource: a.subresource,
     name: a.name,
     namespace: a.namespace,
