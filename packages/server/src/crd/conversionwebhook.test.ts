@@ -5,7 +5,7 @@
  * kube's 500 "conversion webhook for … failed".
  */
 import { describeBackends } from '@windlass/storage/testing';
-import { startTestServer, type TestServer } from '../testing/client.js';
+import { openWatch, startTestServer, type TestServer } from '../testing/client.js';
 import { startWebhookServer, testCertificates, type TestWebhookServer } from '../testing/webhookserver.js';
 
 const group = 'conversion.example.com';
@@ -67,6 +67,22 @@ describeBackends('CRD conversion webhooks', (ctx) => {
 
   const v1 = `/apis/${group}/v1/namespaces/default/backends`;
   const v2 = `/apis/${group}/v2/namespaces/default/backends`;
+
+  test('a watch of the other version gets every event converted by the webhook, in order', async () => {
+    const w = openWatch(t.base, `${v1}?watch=true&resourceVersion=0`);
+    for (const [name, endpoint] of [['a', 'a.local:1'], ['b', 'b.local:2']]) {
+      expect((await t.call('POST', v2, { body: { apiVersion: `${group}/v2`, kind: 'Backend', metadata: { name }, spec: { endpoint } } })).status).toBe(201);
+    }
+    expect((await t.call('PATCH', `${v2}/a`, { body: { spec: { endpoint: 'a.local:3' } }, contentType: 'application/merge-patch+json' })).status).toBe(200);
+    await w.waitFor(3);
+    await w.close();
+    // Written through the storage version, never read as v1 before: only the webhook knows v1's shape.
+    expect(w.events.map((e: any) => [e.type, e.object.apiVersion, e.object.metadata.name, e.object.spec, e.object.metadata.labels?.converted])).toEqual([
+      ['ADDED', `${group}/v1`, 'a', { host: 'a.local', port: 1 }, 'true'],
+      ['ADDED', `${group}/v1`, 'b', { host: 'b.local', port: 2 }, 'true'],
+      ['MODIFIED', `${group}/v1`, 'a', { host: 'a.local', port: 3 }, 'true'],
+    ]);
+  });
 
   test('write v1, read v2 and v1: the webhook converts both ways, keeping metadata but its labels', async () => {
     const created = await t.call('POST', v1, { body: { apiVersion: `${group}/v1`, kind: 'Backend', metadata: { name: 'db' }, spec: { host: 'db.local', port: 5432 } } });

@@ -12,6 +12,8 @@ import { parseIncludeObject, partialObjectMetadata, toTable } from '../table.js'
 import { watchContentType } from '../negotiation.js';
 import { cborMediaType, cborReady, encodeCBOREvent } from '../cbor.js';
 import type { RequestScope } from './scope.js';
+import { OrderedWrites } from './orderedwrites.js';
+import { toStatusError } from '../respond.js';
 
 /** kube's default: a random duration between the minimum request timeout and twice it. */
 const minRequestTimeoutSeconds = 1800;
@@ -34,7 +36,7 @@ export async function watchResource(s: RequestScope): Promise<void> {
     : cbor
       ? encodeCBOREvent
       : (type: string, object: unknown) => Buffer.from(JSON.stringify({ type, object }) + '\n');
-  const encode = (type: string, stored: CachedObject): Buffer => {
+  const encodeServed = (type: string, stored: CachedObject): Buffer => {
     const obj = s.store.served(stored);
     switch (s.negotiated.as) {
       case 'Table': {
@@ -51,6 +53,23 @@ export async function watchResource(s: RequestScope): Promise<void> {
         if (cbor) return obj.sharedEvent(`cbor:${type}`, () => line(type, obj.object));
         return obj.eventBytes(type);
     }
+  };
+  // A version served by a conversion webhook: its events wait for their conversions, in order.
+  const ordered = new OrderedWrites((bytes) => {
+    if (ended) return;
+    res.write(bytes);
+    hooks?.events.sent(bytes.length);
+  }, (err) => {
+    if (ended) return;
+    res.write(line('ERROR', toStatusError(err).status));
+    finish();
+  });
+  const encode = (type: string, stored: CachedObject): Buffer => {
+    if (!s.store.convertsOutside(stored)) return encodeServed(type, stored);
+    return ordered.placeholder(async () => {
+      await s.store.servedConverted(stored);
+      return encodeServed(type, stored);
+    });
   };
   const protobufEvent = (type: string, obj: CachedObject): Buffer => {
     const message = protobufMessages.get(obj);
@@ -81,11 +100,7 @@ export async function watchResource(s: RequestScope): Promise<void> {
     bookmark: (revision) => bookmark(revision),
     initialEventsEnd: (revision) => bookmark(revision, { 'k8s.io/initial-events-end': 'true' }),
     errorEvent: (status: Status) => line('ERROR', status),
-    write: (bytes) => {
-      if (ended) return;
-      res.write(bytes);
-      hooks?.events.sent(bytes.length);
-    },
+    write: (bytes) => ordered.write(bytes),
     buffered: () => res.writableLength,
     close: finish,
   };

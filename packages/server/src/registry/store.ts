@@ -145,6 +145,19 @@ export class Store {
     return this.outsideConversion ? (await this.servedAll([item]))[0] : this.served(item);
   }
 
+  /**
+   * Whether serving this cached object calls out (a conversion webhook that has not converted it
+   * yet): `served` would only apply the None conversion; await `servedConverted` first.
+   */
+  convertsOutside(cached: CachedObject): boolean {
+    return this.outsideConversion !== undefined && !this.views.has(cached);
+  }
+
+  /** The cached object as this version serves it, converted by the webhook when one serves it. */
+  servedConverted(cached: CachedObject): Promise<CachedObject> {
+    return this.servedOne(cached);
+  }
+
   private readonly views = new WeakMap<CachedObject, CachedObject>();
   private readonly inFlight: InFlightWrites;
 
