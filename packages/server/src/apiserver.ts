@@ -4,8 +4,6 @@
  * of the addressed kind, with no middleware and no body read unless the verb has one. The
  * rest (discovery, OpenAPI, health, version, the admin endpoint) is an express app.
  */
-import { fieldManagerFor } from './fieldmanager/forkind.js';
-import { managerOrUserAgent } from './fieldmanager/managedfields.js';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -14,9 +12,9 @@ import { failure, newNotFound, newMethodNotAllowed, newMethodNotSupported, newRe
 import type { Storage } from '@windlass/storage';
 import { parseRequestInfo, type RequestInfo } from './requestinfo.js';
 import { APIRegistry, builtinResources } from './registry/index.js';
-import { defaultServiceRanges, type AdmissionLookup, type KubeObject, type ResourceDefinition, type ServiceRanges, type StoreContext, type UserInfo } from './registry/types.js';
+import { defaultServiceRanges, type AdmissionLookup, type ResourceDefinition, type ServiceRanges, type StoreContext, type UserInfo } from './registry/types.js';
 import { Store, systemUser } from './registry/store.js';
-import { parseListOptions } from './registry/listoptions.js';
+import { storeLookup } from './storelookup.js';
 import { negotiate, setCBORServingAndStorage, type Negotiated } from './negotiation.js';
 import { acceptsGzip, encodeBody, negotiatedErrors, notFoundPage, writeError, writeObject } from './respond.js';
 import { maxRequestBodyBytes, readBody } from './requestbody.js';
@@ -45,10 +43,9 @@ import { webhookStage } from './admission/webhook/index.js';
 import { ensureFlowControlBootstrap } from './bootstrapflowcontrol.js';
 import { kubernetesServiceObject } from './registry/kinds/core/services.js';
 import { servePodSubresource, servesPodSubresource } from './handlers/podsubresources.js';
-import { decodeObjectBody } from './handlers/body.js';
-import { addWarnings, decodeTyped, typedDecoder } from './handlers/typed.js';
+import { addWarnings } from './handlers/typed.js';
+import { serveReview } from './handlers/review.js';
 import type { MetricsJSON } from './metrics/endpoint.js';
-import { parseModifyOptions } from './handlers/options.js';
 import { deleteCollection, deleteResource } from './handlers/delete.js';
 import type { RequestScope } from './handlers/scope.js';
 import { openAPIRoutes } from './openapi.js';
@@ -62,56 +59,15 @@ import { CRDController, refuseCreateWhileTerminating } from './crd/controller.js
 import { ServerOperations, type OperationsOptions, type ResourceHandler } from './filters/operations.js';
 import { healthRoutes, withTimeout, type HealthCheck } from './filters/health.js';
 import { ControlPlaneObjects, builtinGroupVersions, type ControlPlaneOptions } from './controllers/controlplane.js';
-import type { ServiceAccountTokenGetter, ServiceAccountTokens } from '@windlass/auth';
-import { serviceAccountTokenGetter } from './filters/authentication.js';
+import { authenticateRequest, requestUsers, serviceAccountTokenGetter, type Authenticator } from './filters/authentication.js';
 import { serviceAccountIssuerDiscovery } from './filters/serviceaccountissuer.js';
 import { serveServiceAccountToken, servesServiceAccountToken } from './registry/kinds/core/serviceaccounttoken.js';
 import { TokenController } from './registry/kinds/core/tokencontroller.js';
 
 export type { UserInfo } from './registry/types.js';
+export type { Authenticator } from './filters/authentication.js';
 
 const notFoundStatus = () => failure(404, 'NotFound', 'the server could not find the requested resource', {});
-
-/** Who sent each resource request, as authentication found it. */
-const requestUsers = new WeakMap<IncomingMessage, UserInfo>();
-
-export interface Authenticator {
-  authenticate(authorizationHeader?: string): UserInfo | null;
-  /** Its answer for a header never changes (static tokens), so a connection may reuse its last one. */
-  readonly stable?: boolean;
-  /**
-   * The whole request (client certificate, then bearer tokens), replacing `authenticate`: a user,
-   * null for credentials that fail (401), undefined for none; a Promise when a token needs lookups.
-   */
-  authenticateRequest?(req: IncomingMessage): UserInfo | null | undefined | Promise<UserInfo | null | undefined>;
-  /** TokenReview's answer for a token and the audiences asked. */
-  reviewToken?(token: string, audiences: readonly string[]): Promise<{ user: UserInfo; audiences: string[] } | { error: string }>;
-  /** Where service account tokens find the objects they name, given once the stores exist. */
-  useObjects?(getter: ServiceAccountTokenGetter): void;
-  /** Service account tokens: TokenRequest, the token controller and issuer discovery use them. */
-  readonly serviceAccounts?: ServiceAccountTokens;
-  /** PEM of --client-ca-file: the TLS listener then asks clients for certificates. */
-  readonly clientCA?: string;
-}
-
-/** Each connection's last Authorization header and who it authenticated. */
-const connectionUsers = new WeakMap<object, { header: string; user: UserInfo }>();
-
-/**
- * A keep-alive connection sends the same header with every request: a stable authenticator's
- * answer to it is kept on the connection, so only a changed header is looked up again (a
- * token's digest costs ~2 µs of a GET's budget). The cached header is compared only with what
- * the same connection sends, so no other client learns anything from the comparison's timing.
- */
-function authenticateRequest(authenticator: Authenticator, req: IncomingMessage): UserInfo | null {
-  const header = req.headers.authorization;
-  if (!authenticator.stable || header === undefined) return authenticator.authenticate(header);
-  const last = connectionUsers.get(req.socket);
-  if (last !== undefined && last.header === header) return last.user;
-  const user = authenticator.authenticate(header);
-  if (user) connectionUsers.set(req.socket, { header, user });
-  return user;
-}
 
 export interface APIServerOptions {
   storage: Storage;
@@ -307,37 +263,9 @@ export class APIServer {
   private admissionLookup(group: string, resource: string): AdmissionLookup | undefined {
     const version = this.registry.versionsOf(group)?.find((v) => this.registry.lookup(group, v, resource));
     const store = version === undefined ? undefined : this.storeFor(group, version, resource);
-    if (!store) return undefined;
-    const notFound = (err: unknown) => {
-      if ((err as { code?: number }).code === 404) return undefined;
-      throw err;
-    };
-    const cachedList = parseListOptions(new URLSearchParams('resourceVersion=0'), false);
-    const consistentList = parseListOptions(new URLSearchParams(), false);
-    return {
-      get: async (namespace, name) => {
-        const cached = await store.get(namespace, name, '0').then((c) => c.object, notFound);
-        return cached ?? store.get(namespace, name).then((c) => c.object, notFound);
-      },
-      list: async (namespace) => {
-        const cached = (await store.list(namespace, cachedList)).items;
-        return (cached.length > 0 ? cached : (await store.list(namespace, consistentList)).items).map((c) => c.object);
-      },
-      create: async (namespace, obj: KubeObject, opts) => (await store.create(namespace, obj, { dryRun: opts?.dryRun === true })).object,
-      update: async (namespace, obj: KubeObject) => (await store.update(namespace, obj.metadata.name ?? '', obj, { dryRun: false })).object.object,
-      listCached: async (namespace) => (store.cacher?.live ? (await store.list(namespace, cachedList)).items.map((c) => c.object) : undefined),
-      updateStatus: async (namespace, name, tryUpdate) => {
-        // From the stored object, never an older cached copy: the store takes a conflicting write whose bytes
-        // equal the current ones for its own retried write, so two writers computing from one base would both pass.
-        const latest = Number((await store.get(namespace, name)).object.metadata.resourceVersion);
-        const stale = (o: KubeObject) => { if (Number(o.metadata.resourceVersion) < latest) throw new Error('stale copy'); return tryUpdate(o); };
-        return (await store.guaranteedUpdate(namespace, name, stale, { dryRun: false, subresource: 'status' })).object;
-      },
-      delete: async (namespace, name) => {
-        await store.delete(namespace, name, { dryRun: false }).catch(notFound);
-      },
-    };
+    return store && storeLookup(store);
   }
+
 
   private buildApp(): express.Express {
     const app = express();
@@ -642,21 +570,12 @@ export class APIServer {
   }
 
   /** A computed resource's create: the request object answered with its status, nothing stored. */
-  private async serveReview(req: IncomingMessage, res: ServerResponse, info: RequestInfo, query: URLSearchParams, def: ResourceDefinition, negotiated: Negotiated): Promise<void> {
-    const opts = parseModifyOptions(query, 'CreateOptions');
-    const obj = decodeObjectBody(await readBody(req, res), req.headers['content-type'], def);
-    decodeTyped(await typedDecoder(def), obj, def, opts.fieldValidation, res);
-    // kube's create handler records the request's fields before the review answers it.
-    (await fieldManagerFor(def))?.update(undefined, obj, managerOrUserAgent(opts.fieldManager, req.headers['user-agent']), '');
-    const auth = this.opts.authenticator;
-    const answer = await def.review!(obj, {
-      user: requestUsers.get(req) ?? systemUser, namespace: info.namespace,
-      authenticate: auth ? (token) => auth.authenticate(`Bearer ${token}`) : undefined,
-      reviewToken: auth?.reviewToken ? (token, audiences) => auth.reviewToken!(token, audiences) : undefined,
+  private serveReview(req: IncomingMessage, res: ServerResponse, info: RequestInfo, query: URLSearchParams, def: ResourceDefinition, negotiated: Negotiated): Promise<void> {
+    return serveReview({ req, res, info, query, def, negotiated }, {
+      authenticator: this.opts.authenticator, authorizer: this.ctx.authorizer,
       lookup: (group, resource) => this.admissionLookup(group, resource),
-      authorizer: this.ctx.authorizer,
+      rbacCaches: () => ['roles', 'rolebindings', 'clusterroles', 'clusterrolebindings'].map((r) => this.storeFor('rbac.authorization.k8s.io', 'v1', r)?.cacher),
     });
-    writeObject(res, 201, answer, negotiated);
   }
 
   /** Creates the system namespaces kube-apiserver creates, and resumes pending namespace deletions. */
