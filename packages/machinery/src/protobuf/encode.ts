@@ -34,14 +34,18 @@ export function encodeProtobuf(obj: Json): Buffer {
   const apiVersion = String(obj.apiVersion ?? '');
   const kind = String(obj.kind ?? '');
   const desc = messageForKind(apiVersion, kind);
+  if (!desc) return wrapProtobufMessage(apiVersion, kind, Buffer.from(JSON.stringify(obj)), 'application/json');
   const m = new Measure();
+  return envelope(apiVersion, kind, m, m.message(desc, obj), (out) => out.message(desc, obj));
+}
+
+/**
+ * Magic and the Unknown envelope, with `raw` (of `rawSize` bytes, measured in `m`) written by
+ * `writeRaw`. Go writes its non-pointer strings even when empty: contentEncoding always is.
+ */
+function envelope(apiVersion: string, kind: string, m: Measure, rawSize: number, writeRaw: (out: Out) => void, contentType = ''): Buffer {
   const typeMeta = tagSize(1) + lengthDelimited(utf8Length(apiVersion)) + tagSize(2) + lengthDelimited(utf8Length(kind));
-  let raw: number;
-  let json: Buffer | undefined;
-  if (desc) raw = m.message(desc, obj);
-  else raw = (json = Buffer.from(JSON.stringify(obj))).length;
-  const contentType = desc ? '' : 'application/json';
-  const size = tagSize(1) + lengthDelimited(typeMeta) + tagSize(2) + lengthDelimited(raw) + tagSize(3) + 1 + tagSize(4) + lengthDelimited(contentType.length);
+  const size = tagSize(1) + lengthDelimited(typeMeta) + tagSize(2) + lengthDelimited(rawSize) + tagSize(3) + 1 + tagSize(4) + lengthDelimited(utf8Length(contentType));
   const out = new Out(Buffer.allocUnsafe(4 + size), m);
   protobufMagic.copy(out.buf, 0);
   out.pos = 4;
@@ -50,10 +54,8 @@ export function encodeProtobuf(obj: Json): Buffer {
   out.string(1, apiVersion);
   out.string(2, kind);
   out.tag(2, 2);
-  out.varint(raw);
-  if (desc) out.message(desc, obj);
-  else out.raw(json!);
-  // Go writes its non-pointer strings even when empty.
+  out.varint(rawSize);
+  writeRaw(out);
   out.string(3, '');
   out.string(4, contentType);
   return out.done();
@@ -99,48 +101,23 @@ export function encodeListProtobuf(apiVersion: string, listKind: string, metadat
   const itemsField = desc?.fields.find((f) => f.json === 'items');
   if (!desc || !metaField?.message || !itemsField) return undefined;
   const m = new Measure();
-  const metaSize = m.message(messageDescriptor(metaField.message)!, metadata);
+  const meta = messageDescriptor(metaField.message)!;
+  const metaSize = m.message(meta, metadata);
   let raw = tagSize(metaField.number) + lengthDelimited(metaSize);
   for (const item of items) raw += tagSize(itemsField.number) + lengthDelimited(item.length);
-  const typeMeta = tagSize(1) + lengthDelimited(utf8Length(apiVersion)) + tagSize(2) + lengthDelimited(utf8Length(listKind));
-  const size = tagSize(1) + lengthDelimited(typeMeta) + tagSize(2) + lengthDelimited(raw) + tagSize(3) + 1 + tagSize(4) + 1;
-  const out = new Out(Buffer.allocUnsafe(4 + size), m);
-  protobufMagic.copy(out.buf, 0);
-  out.pos = 4;
-  out.tag(1, 2);
-  out.varint(typeMeta);
-  out.string(1, apiVersion);
-  out.string(2, listKind);
-  out.tag(2, 2);
-  out.varint(raw);
-  out.tag(metaField.number, 2);
-  out.varint(metaSize);
-  out.message(messageDescriptor(metaField.message)!, metadata);
-  for (const item of items) {
-    out.tag(itemsField.number, 2);
-    out.varint(item.length);
-    out.raw(item);
-  }
-  out.string(3, '');
-  out.string(4, '');
-  return out.done();
+  return envelope(apiVersion, listKind, m, raw, (out) => {
+    out.tag(metaField.number, 2);
+    out.varint(metaSize);
+    out.message(meta, metadata);
+    for (const item of items) {
+      out.tag(itemsField.number, 2);
+      out.varint(item.length);
+      out.raw(item);
+    }
+  });
 }
 
-/** The envelope around an object's already encoded message (encodeMessage's bytes). */
-export function wrapProtobufMessage(apiVersion: string, kind: string, message: Uint8Array): Buffer {
-  const typeMeta = tagSize(1) + lengthDelimited(utf8Length(apiVersion)) + tagSize(2) + lengthDelimited(utf8Length(kind));
-  const size = tagSize(1) + lengthDelimited(typeMeta) + tagSize(2) + lengthDelimited(message.length) + tagSize(3) + 1 + tagSize(4) + 1;
-  const out = new Out(Buffer.allocUnsafe(4 + size), new Measure());
-  protobufMagic.copy(out.buf, 0);
-  out.pos = 4;
-  out.tag(1, 2);
-  out.varint(typeMeta);
-  out.string(1, apiVersion);
-  out.string(2, kind);
-  out.tag(2, 2);
-  out.varint(message.length);
-  out.raw(message);
-  out.string(3, '');
-  out.string(4, '');
-  return out.done();
+/** The envelope around an object's already encoded message (encodeMessage's bytes), or other bytes of `contentType`. */
+export function wrapProtobufMessage(apiVersion: string, kind: string, message: Uint8Array, contentType = ''): Buffer {
+  return envelope(apiVersion, kind, new Measure(), message.length, (out) => out.raw(message), contentType);
 }

@@ -5,21 +5,12 @@
  * kube's 500 "conversion webhook for … failed".
  */
 import { describeBackends } from '@windlass/storage/testing';
-import { openWatch, startTestServer, type TestServer } from '../testing/client.js';
+import { openWatch, startTestServer, until, type TestServer } from '../testing/client.js';
 import { startWebhookServer, testCertificates, type TestWebhookServer } from '../testing/webhookserver.js';
 
 const group = 'conversion.example.com';
 const tls = testCertificates([]);
 
-async function until<T>(what: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await what();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** v1 spells a backend as host and port, v2 as one endpoint string. */
 function convert(obj: any, desired: string): any {

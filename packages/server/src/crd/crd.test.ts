@@ -6,7 +6,7 @@
  * CRD created through one replica is served by another.
  */
 import { describeBackends } from '@windlass/storage/testing';
-import { openWatch, startTestServer, type TestServer } from '../testing/client.js';
+import { openWatch, startTestServer, until, type TestServer } from '../testing/client.js';
 
 const group = 'stable.example.com';
 
@@ -46,15 +46,6 @@ function widgetCRD(extra: Record<string, unknown> = {}) {
 const widget = (name: string, spec: Record<string, unknown> = { image: 'nginx' }) => ({ apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name }, spec });
 const widgets = `/apis/${group}/v1/namespaces/default/widgets`;
 
-async function until<T>(what: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await what();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function established(t: TestServer, name: string) {
   return until(async () => {

@@ -95,3 +95,14 @@ export function openWatch(base: string, path: string, headers: Record<string, st
     },
   };
 }
+
+/** Polls `what` until it answers something (not undefined); throws after `timeoutMs`. */
+export async function until<T>(what: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await what();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

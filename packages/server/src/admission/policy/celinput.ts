@@ -2,21 +2,8 @@
  * The variables an admission policy's CEL expressions see (kube's admission CEL environment):
  * object, oldObject, request, params, namespaceObject and variables, as CEL values.
  */
-import type { CelInput } from '@bufbuild/cel';
 import type { DynamicAdmissionAttributes, KubeObject } from '../../registry/types.js';
 import type { GroupVersionResource } from './matching.js';
-
-/**
- * A JSON value as CEL sees it. Without the kind's schema at hand, integral numbers are CEL
- * ints, as kube types them for the integer fields every built-in kind has.
- */
-export function toCelValue(v: unknown): CelInput {
-  if (v === undefined || v === null) return null;
-  if (Array.isArray(v)) return v.map(toCelValue) as CelInput;
-  if (typeof v === 'object') return new Map(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, toCelValue(x)])) as CelInput;
-  if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
-  return v as CelInput;
-}
 
 /** kube's CreateAdmissionRequest: the AdmissionRequest the policy's `request` variable holds. */
 export function admissionRequest(a: DynamicAdmissionAttributes, matched: GroupVersionResource): Record<string, unknown> {

@@ -12,7 +12,8 @@ import { failure, labelSelectorFromObject, type LabelSelectorObject, type Status
 import { compileCel } from '../../crd/cel.js';
 import type { DynamicAdmissionAttributes, KubeObject } from '../../registry/types.js';
 import type { AdmissionStage } from '../dynamic.js';
-import { admissionRequest, namespaceObject, toCelValue } from './celinput.js';
+import { admissionRequest, namespaceObject } from './celinput.js';
+import { toCelValue } from '../../cel/values.js';
 import type { FollowedObjects } from './followed.js';
 import { matchesResources, type GroupVersionResource, type MatchContext, type MatchResources } from './matching.js';
 

@@ -4,36 +4,10 @@
  * Any false condition skips the webhook; errors (and expressions that do not compile) follow the
  * failurePolicy: Fail refuses the request, Ignore skips the webhook.
  */
-import { celEnv, isCelError, parse, plan, type CelInput } from '@bufbuild/cel';
-import { strings } from '@bufbuild/cel/ext';
+import { isCelError, type CelInput } from '@bufbuild/cel';
+import { compileCel as compile } from '../../crd/cel.js';
+import { toCelValue } from '../../cel/values.js';
 import type { MatchCondition } from './types.js';
-
-const env = celEnv({ funcs: strings });
-type Program = (bindings: Record<string, CelInput>) => unknown;
-const programs = new Map<string, Program | Error>();
-
-function compile(expr: string): Program | Error {
-  let p = programs.get(expr);
-  if (p === undefined) {
-    try {
-      const planned = plan(env, parse(expr));
-      p = (bindings) => planned(bindings as never);
-    } catch (err) {
-      p = err instanceof Error ? err : new Error(String(err));
-    }
-    programs.set(expr, p);
-  }
-  return p;
-}
-
-/** A JSON value as kube's unstructured CEL values: integral numbers are ints. */
-export function toCelValue(v: unknown): CelInput {
-  if (v === undefined || v === null) return null;
-  if (Array.isArray(v)) return v.map(toCelValue) as CelInput;
-  if (typeof v === 'object') return new Map(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, toCelValue(x)])) as CelInput;
-  if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
-  return v as CelInput;
-}
 
 export type MatchResult = { matches: true } | { matches: false } | { error: string };
 

@@ -8,21 +8,12 @@
  */
 import { networkInterfaces } from 'node:os';
 import { describeBackends } from '@windlass/storage/testing';
-import { startTestServer, type TestServer } from '../../testing/client.js';
+import { startTestServer, until, type TestServer } from '../../testing/client.js';
 import { patchAnswer, reviewAnswer, startWebhookServer, testCertificates, type TestCA, type TestWebhookServer } from '../../testing/webhookserver.js';
 
 const arGroup = '/apis/admissionregistration.k8s.io/v1';
 const tls: TestCA = testCertificates(['hooks.webhooks.svc', 'outside.webhooks.svc']);
 
-async function until<T>(what: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await what();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describeBackends('admission webhooks', (ctx) => {
   let t: TestServer;
