@@ -73,22 +73,35 @@ export async function generateCa(now = new Date()): Promise<KeyPairPem> {
 export async function issueServingCert(ca: KeyPairPem, names: readonly AltName[], now = new Date()): Promise<KeyPairPem> {
   if (names.length === 0) throw new TypeError('a serving certificate needs at least one host');
   const x509 = await loadX509();
+  return issueLeafCert(ca, {
+    subject: 'CN=windlass-apiserver', usage: x509.ExtendedKeyUsage.serverAuth, validityDays: SERVING_VALIDITY_DAYS,
+    extensions: [new x509.SubjectAlternativeNameExtension(names.map((n) => ({ type: n.type, value: n.value })))],
+  }, now);
+}
+
+export interface LeafCertSpec {
+  /** The subject DN, e.g. `CN=windlass-apiserver`. */
+  subject: string;
+  /** The extended key usage (serverAuth, clientAuth). */
+  usage: string;
+  validityDays: number;
+  /** Further extensions (subject alternative names). */
+  extensions?: unknown[];
+}
+
+/** A certificate for a fresh ECDSA P-256 key, signed by `ca` (as generateCa makes it). */
+export async function issueLeafCert(ca: KeyPairPem, spec: LeafCertSpec, now = new Date()): Promise<KeyPairPem> {
+  const x509 = await loadX509();
   const caCert = new x509.X509Certificate(ca.certPem);
-  const caKey = await webcrypto.subtle.importKey(
-    'pkcs8',
-    createPrivateKey(ca.keyPem).export({ type: 'pkcs8', format: 'der' }),
-    EC_P256,
-    false,
-    ['sign'],
-  );
+  const caKey = await webcrypto.subtle.importKey('pkcs8', createPrivateKey(ca.keyPem).export({ type: 'pkcs8', format: 'der' }), EC_P256, false, ['sign']);
   const keys = await newKeyPair();
   const cert = await x509.X509CertificateGenerator.create({
-    subject: 'CN=windlass-apiserver',
+    subject: spec.subject,
     // The CA's own encoded name, so issuer and CA subject compare byte for byte as chain builders require.
     issuer: caCert.subjectName,
     notBefore: new Date(now.getTime() - BACKDATE),
     // Never past the CA's own end, after which clients would reject the chain anyway.
-    notAfter: new Date(Math.min(now.getTime() + SERVING_VALIDITY_DAYS * DAY, caCert.notAfter.getTime())),
+    notAfter: new Date(Math.min(now.getTime() + spec.validityDays * DAY, caCert.notAfter.getTime())),
     signingAlgorithm: EC_P256,
     publicKey: keys.publicKey,
     signingKey: caKey,
@@ -96,8 +109,8 @@ export async function issueServingCert(ca: KeyPairPem, names: readonly AltName[]
       new x509.BasicConstraintsExtension(false, undefined, true),
       // ECDSA keys only sign during the handshake; keyEncipherment is an RSA-only usage.
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension(names.map((n) => ({ type: n.type, value: n.value }))),
+      new x509.ExtendedKeyUsageExtension([spec.usage]),
+      ...((spec.extensions ?? []) as InstanceType<X509['Extension']>[]),
       await x509.AuthorityKeyIdentifierExtension.create(caCert),
     ],
   });

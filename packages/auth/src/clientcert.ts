@@ -3,9 +3,9 @@
  * certificate kubeconfig (admin.conf, as kubeadm writes one for system:masters), and what
  * tests authenticate with.
  */
-import { X509Certificate, createPrivateKey, webcrypto } from 'node:crypto';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { join } from 'node:path';
-import { BACKDATE, EC_P256, loadX509, newKeyPair, privateKeyPem, type KeyPairPem } from './certgen.js';
+import { issueLeafCert, loadX509, type KeyPairPem } from './certgen.js';
 import { readIfExists, writeFileAtomic } from './fsutil.js';
 import { ADMIN_USER_NAME } from './admintoken.js';
 import { CA_CERT_FILE, CA_KEY_FILE, PKI_DIR } from './serving.js';
@@ -30,26 +30,8 @@ export interface ClientCertSubject {
 /** A clientAuth certificate for the subject, signed by `ca` (an ECDSA P-256 CA, as generateCa makes). */
 export async function issueClientCert(ca: KeyPairPem, subject: ClientCertSubject, now = new Date(), validityDays = CLIENT_CERT_VALIDITY_DAYS): Promise<KeyPairPem> {
   const x509 = await loadX509();
-  const caCert = new x509.X509Certificate(ca.certPem);
-  const caKey = await webcrypto.subtle.importKey('pkcs8', createPrivateKey(ca.keyPem).export({ type: 'pkcs8', format: 'der' }), EC_P256, false, ['sign']);
-  const keys = await newKeyPair();
   const name = [`CN=${escapeDN(subject.commonName)}`, ...(subject.organizations ?? []).map((o) => `O=${escapeDN(o)}`)].join(', ');
-  const cert = await x509.X509CertificateGenerator.create({
-    subject: name,
-    issuer: caCert.subjectName,
-    notBefore: new Date(now.getTime() - BACKDATE),
-    notAfter: new Date(Math.min(now.getTime() + validityDays * DAY, caCert.notAfter.getTime())),
-    signingAlgorithm: EC_P256,
-    publicKey: keys.publicKey,
-    signingKey: caKey,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]),
-      await x509.AuthorityKeyIdentifierExtension.create(caCert),
-    ],
-  });
-  return { certPem: cert.toString('pem') + '\n', keyPem: await privateKeyPem(keys.privateKey) };
+  return issueLeafCert(ca, { subject: name, usage: x509.ExtendedKeyUsage.clientAuth, validityDays }, now);
 }
 
 function usable(certPem: string | null, keyPem: string | null, ca: X509Certificate, now: Date): boolean {

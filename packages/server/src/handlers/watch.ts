@@ -54,18 +54,20 @@ export async function watchResource(s: RequestScope): Promise<void> {
         return obj.eventBytes(type);
     }
   };
-  // A version served by a conversion webhook: its events wait for their conversions, in order.
-  const ordered = new OrderedWrites((bytes) => {
+  const writeNow = (bytes: Buffer) => {
     if (ended) return;
     res.write(bytes);
     hooks?.events.sent(bytes.length);
-  }, (err) => {
+  };
+  // A version served by a conversion webhook: its events wait for their conversions, in order.
+  // Other watches write straight through (this is the fan-out's per-watcher path).
+  const ordered = s.store.convertsByWebhook ? new OrderedWrites(writeNow, (err) => {
     if (ended) return;
     res.write(line('ERROR', toStatusError(err).status));
     finish();
-  });
+  }) : undefined;
   const encode = (type: string, stored: CachedObject): Buffer => {
-    if (!s.store.convertsOutside(stored)) return encodeServed(type, stored);
+    if (!ordered || !s.store.convertsOutside(stored)) return encodeServed(type, stored);
     return ordered.placeholder(async () => {
       await s.store.servedConverted(stored);
       return encodeServed(type, stored);
@@ -100,7 +102,7 @@ export async function watchResource(s: RequestScope): Promise<void> {
     bookmark: (revision) => bookmark(revision),
     initialEventsEnd: (revision) => bookmark(revision, { 'k8s.io/initial-events-end': 'true' }),
     errorEvent: (status: Status) => line('ERROR', status),
-    write: (bytes) => ordered.write(bytes),
+    write: ordered ? (bytes) => ordered.write(bytes) : writeNow,
     buffered: () => res.writableLength,
     close: finish,
   };

@@ -145,6 +145,11 @@ export class Store {
     return this.outsideConversion ? (await this.servedAll([item]))[0] : this.served(item);
   }
 
+  /** Whether this version is served by a conversion webhook (its reads may call out). */
+  get convertsByWebhook(): boolean {
+    return this.outsideConversion !== undefined;
+  }
+
   /**
    * Whether serving this cached object calls out (a conversion webhook that has not converted it
    * yet): `served` would only apply the None conversion; await `servedConverted` first.

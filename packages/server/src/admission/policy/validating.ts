@@ -7,13 +7,13 @@
  * validation's reason, Warn adds a `Warning` header, Audit has no audit log here to go to.
  * Errors (compilation, evaluation, params) follow the policy's failurePolicy.
  */
-import { isCelError, type CelInput } from '@bufbuild/cel';
+import type { CelInput } from '@bufbuild/cel';
 import { failure, labelSelectorFromObject, type LabelSelectorObject, type StatusError, type StatusReason } from '@windlass/machinery';
-import { compileCel } from '../../crd/cel.js';
 import type { DynamicAdmissionAttributes, KubeObject } from '../../registry/types.js';
 import type { AdmissionStage } from '../dynamic.js';
 import { admissionRequest, namespaceObject } from './celinput.js';
-import { toCelValue } from '../../cel/values.js';
+import { evaluateExpression, toCelValue } from '../../cel/values.js';
+import { evaluateMatchConditions } from '../matchconditions.js';
 import type { FollowedObjects } from './followed.js';
 import { matchesResources, type GroupVersionResource, type MatchContext, type MatchResources } from './matching.js';
 
@@ -159,15 +159,6 @@ async function collectParams(opts: ValidatingPolicyOptions, spec: PolicySpec, bi
   return params;
 }
 
-/** Evaluates one expression; an error is returned, not thrown. */
-function run(expression: string, bindings: Record<string, CelInput>): unknown {
-  const program = compileCel(expression);
-  if (program instanceof Error) return new Error(`compilation failed: ${program.message}`);
-  const result = program(bindings);
-  if (isCelError(result)) return new Error(`expression '${expression}' resulted in error: ${result.message.replace(/^field not found: /, 'no such key: ')}`);
-  return result;
-}
-
 /** kube's validator.Validate for one param: the policy's decisions, one per validation. */
 function evaluate(spec: PolicySpec, failPolicy: string, a: DynamicAdmissionAttributes, matched: GroupVersionResource, param: KubeObject | null, ns: KubeObject | undefined): Decision[] {
   const onError = (message: string): Decision[] => [{ deny: failPolicy !== 'Ignore', message }];
@@ -182,21 +173,19 @@ function evaluate(spec: PolicySpec, failPolicy: string, a: DynamicAdmissionAttri
   const variables = new Map<string, CelInput>();
   bindings.variables = variables as CelInput;
   for (const v of spec.variables ?? []) {
-    const value = run(v.expression, bindings);
+    const value = evaluateExpression(v.expression, bindings);
     if (!(value instanceof Error)) variables.set(v.name, value as CelInput);
   }
-  for (const c of spec.matchConditions ?? []) {
-    const result = run(c.expression, bindings);
-    if (result instanceof Error) return onError(`matchCondition '${c.name}': ${result.message}`);
-    if (result !== true) return [];
-  }
+  const conditions = evaluateMatchConditions(spec.matchConditions ?? [], bindings, failPolicy);
+  if ('error' in conditions) return onError(conditions.error);
+  if (!conditions.matches) return [];
   return (spec.validations ?? []).map((v): Decision => {
-    const result = run(v.expression, bindings);
+    const result = evaluateExpression(v.expression, bindings);
     if (result instanceof Error) return { deny: failPolicy !== 'Ignore', message: result.message };
     if (result === true) return { deny: false, message: '' };
     let message = '';
     if (v.messageExpression) {
-      const m = run(v.messageExpression, bindings);
+      const m = evaluateExpression(v.messageExpression, bindings);
       if (typeof m === 'string' && !m.includes('\n')) message = m.trim();
     }
     if (!message && v.message) message = v.message.trim();

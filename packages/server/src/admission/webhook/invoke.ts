@@ -6,7 +6,8 @@
 import { failure, newBadRequest, newForbidden, newInternalError, StatusError, type StatusReason } from '@windlass/machinery';
 import type { DynamicAdmissionAttributes, KubeObject, ResourceDefinition } from '../../registry/types.js';
 import { CallError, postJSON, type ServiceResolver } from './client.js';
-import { evaluateMatchConditions } from './matchconditions.js';
+import { evaluateMatchConditions } from '../matchconditions.js';
+import { toCelValue } from '../../cel/values.js';
 import type { Invocation } from './matching.js';
 import { admissionRequest, newReview, newUID, reviewVersion, verifyResponse, type ReviewResponse } from './review.js';
 
@@ -70,7 +71,7 @@ export function passesMatchConditions(inv: Invocation, a: DynamicAdmissionAttrib
   if (!hook.matchConditions?.length) return true;
   const request = admissionRequest('', a, inv.def, inv.resource, undefined, undefined);
   delete request.uid;
-  const result = evaluateMatchConditions(hook.matchConditions, { object: v.obj ?? null, oldObject: v.old ?? null, request }, hook.failurePolicy ?? 'Fail');
+  const result = evaluateMatchConditions(hook.matchConditions, { object: toCelValue(v.obj), oldObject: toCelValue(v.old), request: toCelValue(request) }, hook.failurePolicy ?? 'Fail');
   if ('error' in result) {
     const def = a.request ?? a.def;
     throw newForbidden({ group: def.group, resource: def.resource }, a.name, result.error);

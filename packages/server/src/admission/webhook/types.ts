@@ -4,6 +4,7 @@
  * and validated when their configuration was written.
  */
 import type { LabelSelectorObject } from '@windlass/machinery';
+import type { MatchCondition } from '../matchconditions.js';
 
 export interface Rule {
   operations?: string[];
@@ -28,10 +29,7 @@ export interface ClientConfig {
   caBundle?: string;
 }
 
-export interface MatchCondition {
-  name: string;
-  expression: string;
-}
+export type { MatchCondition };
 
 export interface Webhook {
   name: string;
