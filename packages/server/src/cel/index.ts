@@ -5,12 +5,14 @@
  *
  * Bound: cel-go's strings extension (version 2: @bufbuild/cel's own), kube's lists, regex, url,
  * quantity, ip, cidr, format and semver libraries, cel-go's sets and lists (version 3)
- * extensions, and optional values as functions. Kube's base environment has no math extension
- * and no cel.bind, so neither is bound here.
+ * extensions, optional values and two-variable comprehensions (their syntax brought to helper
+ * calls by ./syntax.ts, which every expression is parsed with). Kube's base environment has no
+ * math extension and no cel.bind, so neither is bound here.
  */
 import { celEnv, type CelEnv, type CelFunc } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { formatFunctions } from './format.js';
+import { syntaxHelpers } from './helpers.js';
 import { cidrFunctions, ipFunctions } from './ip.js';
 import { listFunctions } from './lists.js';
 import { kubeTypeRegistry } from './opaque.js';
@@ -33,9 +35,12 @@ export const kubeFunctions: CelFunc[] = [
   ...formatFunctions,
   ...semverFunctions,
   ...optionalFunctions,
+  ...syntaxHelpers,
 ];
 
 /** The environment CRD validation rules and admission policies compile in. */
 export function kubeCelEnv(): CelEnv {
   return celEnv({ funcs: kubeFunctions, registry: kubeTypeRegistry });
 }
+
+export { parseKube } from './syntax.js';

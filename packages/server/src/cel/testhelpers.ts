@@ -1,7 +1,7 @@
 /** Evaluating an expression in kube's environment for the libraries' tests. */
-import { isCelError, isCelList, isCelMap, isCelUint, parse, plan } from '@bufbuild/cel';
+import { isCelError, isCelList, isCelMap, isCelUint, plan } from '@bufbuild/cel';
 import { isReflectMessage } from '@bufbuild/protobuf/reflect';
-import { kubeCelEnv } from './index.js';
+import { kubeCelEnv, parseKube } from './index.js';
 
 const env = kubeCelEnv();
 
@@ -16,7 +16,7 @@ function plain(v: unknown): unknown {
 
 /** The value of `expr`, or `{ error }` with the evaluation error's text. */
 export function evalCel(expr: string, vars: Record<string, unknown> = {}): unknown {
-  const r = plan(env, parse(expr))(vars as never);
+  const r = plan(env, parseKube(expr))(vars as never);
   return isCelError(r) ? { error: r.message } : plain(r);
 }
 

@@ -12,10 +12,12 @@
  * the authorizer, which CRD rules do not have, or arguments of the wrong type) is skipped rather
  * than failing every object.
  */
-import { isCelError, parse, plan, type CelInput } from '@bufbuild/cel';
+import { isCelError, plan, type CelInput } from '@bufbuild/cel';
 import type { FieldError } from '@windlass/machinery';
 import { structural } from '@windlass/schemas';
-import { kubeCelEnv } from '../cel/index.js';
+import { kubeCelEnv, parseKube } from '../cel/index.js';
+import { none, some } from '../cel/optional.js';
+import { toCel } from './celvalues.js';
 
 type Schema = structural.StructuralSchema;
 
@@ -37,7 +39,7 @@ export function compileCel(expr: string): Program | Error {
   let p = programs.get(expr);
   if (p === undefined) {
     try {
-      const planned = plan(env, parse(expr));
+      const planned = plan(env, parseKube(expr));
       p = (bindings) => planned(bindings as never);
     } catch (err) {
       p = err instanceof Error ? err : new Error(String(err));
@@ -52,22 +54,24 @@ function program(expr: string): Program | null {
   return p instanceof Error ? null : p;
 }
 
-/** A JSON value as CEL sees it under its schema. */
-function toCel(v: unknown, s: Schema | undefined): CelInput {
-  if (Array.isArray(v)) return v.map((x) => toCel(x, s?.items)) as CelInput;
-  if (structural.isObject(v)) {
-    const additional = structural.isObject(s?.additionalProperties) ? (s!.additionalProperties as Schema) : undefined;
-    return new Map(Object.entries(v).map(([k, x]) => [k, toCel(x, s?.properties?.[k] ?? additional)])) as CelInput;
-  }
-  if (typeof v === 'number' && Number.isInteger(v) && s?.type !== 'number') return BigInt(v);
-  return v as CelInput;
-}
-
-/** kube's unescaping of a fieldPath: `.spec.x` or `.spec['a.b']` as a field path. */
-function ruleFieldPath(path: string, fieldPath: string | undefined): string {
+/**
+ * kube's ValidFieldPath: a rule's fieldPath (`.spec.x`, `['a.b']`) walked through the schema, a
+ * step into a map (additionalProperties) printed as a key (`parameters[log_directory]`).
+ */
+function ruleFieldPath(path: string, fieldPath: string | undefined, s: Schema): string {
   if (!fieldPath) return path;
-  const parts = [...fieldPath.matchAll(/\.([^.[\]]+)|\['([^']*)'\]|\[(\d+)\]/g)].map((m) => (m[3] !== undefined ? `[${m[3]}]` : `.${m[1] ?? m[2]}`));
-  const tail = parts.join('');
+  let tail = '';
+  let at: Schema | undefined = s;
+  for (const m of fieldPath.matchAll(/\.([^.[\]]+)|\['((?:[^'\\]|\\.)*)'\]/g)) {
+    const name = m[1] ?? m[2].replace(/\\(.)/g, '$1');
+    if (at?.properties) {
+      tail += `.${name}`;
+      at = at.properties[name];
+    } else {
+      tail += `[${name}]`;
+      at = structural.isObject(at?.additionalProperties) ? (at!.additionalProperties as Schema) : undefined;
+    }
+  }
   return path ? `${path}${tail}` : tail.replace(/^\./, '');
 }
 
@@ -93,7 +97,10 @@ function evaluateRules(v: unknown, s: Schema, path: string, old: { value: unknow
   const rules = (s['x-kubernetes-validations'] ?? []) as Rule[];
   if (rules.length === 0) return;
   const self = toCel(v, s);
-  const bindings: Record<string, CelInput> = old ? { self, oldSelf: toCel(old.value, s) } : { self };
+  const oldSelf = old ? toCel(old.value, s) : undefined;
+  const bindings: Record<string, CelInput> = oldSelf !== undefined ? { self, oldSelf } : { self };
+  // optionalOldSelf rules see oldSelf as an optional: none on create and where no old value correlates.
+  const optionalBindings: Record<string, CelInput> = { self, oldSelf: (oldSelf !== undefined ? some(oldSelf as never) : none()) as unknown as CelInput };
   const unchanged = old !== undefined && structural.jsonEqual(old.value, v);
   for (const r of rules) {
     if (!r.rule) continue;
@@ -103,7 +110,7 @@ function evaluateRules(v: unknown, s: Schema, path: string, old: { value: unknow
     if (unchanged && !usesOldSelf(r)) continue;
     const p = program(r.rule);
     if (!p) continue;
-    const result = p(bindings);
+    const result = p(r.optionalOldSelf && usesOldSelf(r) ? optionalBindings : bindings);
     if (result === true) continue;
     if (isCelError(result)) {
       // What kube's type checker would have refused when the CRD was written: the rule is not checked.
@@ -118,7 +125,7 @@ function evaluateRules(v: unknown, s: Schema, path: string, old: { value: unknow
       const m = program(r.messageExpression)?.(bindings);
       if (typeof m === 'string' && m.trim() !== '' && !m.includes('\n')) detail = m;
     }
-    errs.push(failure(ruleFieldPath(path, r.fieldPath), v, s, detail, r.reason));
+    errs.push(failure(ruleFieldPath(path, r.fieldPath, s), v, s, detail, r.reason));
   }
 }
 
@@ -151,5 +158,35 @@ function walk(v: unknown, s: Schema | undefined, path: string, old: { value: unk
 export function validateCELRules(obj: Record<string, unknown>, schema: Schema | undefined, old?: Record<string, unknown>): FieldError[] {
   const errs: FieldError[] = [];
   walk(obj, schema, '', old && { value: old }, errs);
+  return errs;
+}
+
+/** Go's %#v of kube's internal ValidationRule, as a field error prints an invalid rule. */
+function goRule(r: Rule): string {
+  const ptr = (type: string, set: unknown) => (set === undefined ? `(*${type})(nil)` : `(*${type})(0xc000000000)`);
+  return `apiextensions.ValidationRule{Rule:${JSON.stringify(r.rule ?? '')}, Message:${JSON.stringify(r.message ?? '')}, MessageExpression:${JSON.stringify(r.messageExpression ?? '')}, `
+    + `Reason:${ptr('apiextensions.FieldValueErrorReason', r.reason)}, FieldPath:${JSON.stringify(r.fieldPath ?? '')}, OptionalOldSelf:${ptr('bool', r.optionalOldSelf)}}`;
+}
+
+/**
+ * What kube's CRD validation says of one schema's rules that do not compile (its
+ * `compilation failed: …`), at `path` (the schema's own path). Windlass does not type-check, so
+ * only what does not parse is found here; the parser's messages are @bufbuild/cel's.
+ */
+export function ruleCompileErrors(s: Schema, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  ((s['x-kubernetes-validations'] ?? []) as Rule[]).forEach((r, i) => {
+    const at = `${path}.x-kubernetes-validations[${i}]`;
+    if (!r.rule) {
+      errs.push({ type: 'FieldValueRequired', field: `${at}.rule`, detail: 'Required value: rule is not specified' });
+      return;
+    }
+    const p = compileCel(r.rule);
+    if (p instanceof Error) errs.push({ type: 'FieldValueInvalid', field: `${at}.rule`, detail: `Invalid value: ${goRule(r)}: compilation failed: ERROR: ${p.message}` });
+    if (r.messageExpression) {
+      const m = compileCel(r.messageExpression);
+      if (m instanceof Error) errs.push({ type: 'FieldValueInvalid', field: `${at}.messageExpression`, detail: `Invalid value: ${goRule(r)}: messageExpression compilation failed: ERROR: ${m.message}` });
+    }
+  });
   return errs;
 }

@@ -8,6 +8,7 @@
  */
 import { fieldErr, isDNS1035Label, isDNS1123Subdomain, type FieldError } from '@windlass/machinery';
 import { structural } from '@windlass/schemas';
+import { ruleCompileErrors } from './cel.js';
 import type { CRD, CRDVersion } from './types.js';
 
 type Schema = structural.StructuralSchema;
@@ -138,7 +139,17 @@ function validateSchema(root: Schema, path: string): FieldError[] {
     else errs.push(fieldErr.invalid(`${path}.type`, root.type, 'must be object at the root'));
   }
   walk(root, path, 'root', errs);
+  // kube compiles the rules only of a schema without other errors (their types come from it).
+  if (errs.length === 0) celRules(root, path, errs);
   return errs;
+}
+
+function celRules(s: Schema, path: string, errs: FieldError[]): void {
+  if (!s || typeof s !== 'object') return;
+  errs.push(...ruleCompileErrors(s, path));
+  for (const [name, prop] of Object.entries(s.properties ?? {})) celRules(prop, `${path}.properties[${name}]`, errs);
+  if (structural.isObject(s.additionalProperties)) celRules(s.additionalProperties as Schema, `${path}.additionalProperties`, errs);
+  if (s.items) celRules(s.items, `${path}.items`, errs);
 }
 
 function walk(s: Schema, path: string, where: 'root' | 'field' | 'item' | 'value', errs: FieldError[]): void {
