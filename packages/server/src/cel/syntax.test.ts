@@ -32,6 +32,9 @@ test('optional selection and indexing: an optional step makes the rest of the ch
     ['self.l[?2].hasValue()', false],
     ['self.?l[5].orValue(0)', 0n],
     ['!self.?a.b.hasValue() || self.a.b == 1', true],
+    ['has(self.?a.b)', true],
+    ['has(self.?a.c)', false],
+    ['has(self.?x.b)', false],
   ];
   for (const [expr, want] of cases) {
     const got = evalCel(expr, { self });

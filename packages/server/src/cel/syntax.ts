@@ -184,7 +184,11 @@ class Rewriter {
       case 'selectExpr': {
         const operand = this.expr(k.value.operand!);
         if (k.value.field.startsWith(optMark)) return this.b.call('__optSelect', [operand, this.b.str(k.value.field.slice(optMark.length))]);
-        if (!k.value.testOnly && isOptionalStep(operand)) return this.b.call('__optSelect', [operand, this.b.str(k.value.field)]);
+        if (isOptionalStep(operand)) {
+          const step = this.b.call('__optSelect', [operand, this.b.str(k.value.field)]);
+          // has() over an optional chain: whether the whole chain is present.
+          return k.value.testOnly ? this.b.call('hasValue', [], step) : step;
+        }
         return { ...e, exprKind: { ...k, value: { ...k.value, operand } } } as Expr;
       }
       case 'callExpr':
