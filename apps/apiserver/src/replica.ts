@@ -190,6 +190,8 @@ export async function announce(o: ServerOptions, port: number, creds: Credential
   console.log(`secure port: ${port}`);
   console.log(`Point kubectl at it:\n  kubectl --kubeconfig ${kubeconfig} get namespaces\n  export KUBECONFIG=${kubeconfig}`);
   if (creds.adminCert) console.log(`With a client certificate instead of the token (as kubeadm's admin.conf): ${adminConf}`);
+  // bin/windlass.js writes the bundle's code cache then, holding everything start-up compiled.
+  process.emit('windlass:serving' as never);
 }
 
 /**
