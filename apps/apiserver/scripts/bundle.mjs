@@ -8,8 +8,8 @@
  *
  * One script rather than chunks loaded on demand: what an embedded server does not run (the
  * etcd client, x509) is only parsed lazily, and the code cache skips parsing what it runs.
- * Beside it, dist/bundle/inputs.json lists the files bundled: the binary falls back
- * to dist/main.js when any of them is newer than the bundle (a package rebuilt on its own).
+ * Beside it, dist/bundle/inputs.json lists what was bundled: the binary falls back to
+ * dist/main.js when any of it is newer than the bundle (a package rebuilt on its own) or gone.
  * Packages that find files beside their own code stay outside, loaded from node_modules as
  * usual: better-sqlite3 (its native addon). The bundle must hold no __dirname or
  * __filename: checked below. Last, a warm-up start writes the code cache
@@ -58,8 +58,17 @@ const escaped = source.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toS
 const wrapped = `(function (exports, require, module, __filename, __dirname) {${escaped}\n})`;
 new Script(wrapped, { filename: bundled }); // throws on what the escapes broke, if anything
 writeFileSync(bundled, wrapped);
-const inputs = Object.keys(result.metafile.inputs).map((p) => relative(app, resolve(app, p)));
-writeFileSync(join(outdir, 'inputs.json'), JSON.stringify(inputs));
+// The workspace's own files, whose times the binary compares with the bundle's; of the
+// dependencies, only the directories pnpm keeps each version in, which the binary checks still
+// exist: a version's files never change, and a reinstall (the image's) gives them new times.
+const files = [];
+const packages = new Set();
+for (const p of Object.keys(result.metafile.inputs).map((p) => relative(app, resolve(app, p)))) {
+  const pnpmDir = /^(.*\/node_modules\/\.pnpm\/[^/]+)\//.exec(p);
+  if (pnpmDir) packages.add(pnpmDir[1]);
+  else files.push(p);
+}
+writeFileSync(join(outdir, 'inputs.json'), JSON.stringify({ files, packages: [...packages] }));
 
 // The warm-up start: on a new data directory, the loader writes the cache once the server serves, then exits.
 const dataDir = mkdtempSync(join(tmpdir(), 'windlass-warmup-'));
