@@ -215,6 +215,18 @@ test('a transition rule: GatewayClass controllerName is immutable, other fields 
   expect(JSON.parse(kubectlOk(s.kubeconfig, ['get', 'gatewayclass', 'immutable', '-o', 'json'])).spec).toEqual({ controllerName: 'example.com/one', description: 'd' });
 });
 
+test('a status write is checked against the status schema: causes under status, messages within it', () => {
+  const gw = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', metadata: { name: 'status-addresses', namespace }, spec: { gatewayClassName: 'foo', listeners: [{ name: 'http', protocol: 'HTTP', port: 80 }] } };
+  kubectlOk(s.kubeconfig, ['create', '-f', '-'], stream([gw]));
+  const status = (addresses: unknown[]) => ['patch', 'gateway', 'status-addresses', '-n', namespace, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { addresses } })];
+  // TestValidateGateway's status cases: valid addresses, then invalid ones (kube-openapi reports
+  // the oneOf alternative that matched most: the IPAddress one's format error).
+  expect(kubectl(s.kubeconfig, status([{ type: 'IPAddress', value: '1.2.3.4' }, { type: 'IPAddress', value: '1111:2222:3333:4444::' }, { type: 'Hostname', value: 'foo.bar' }])).stderr).toBe('');
+  const refused = kubectl(s.kubeconfig, status([{ type: 'IPAddress', value: '1.2.3.4:8080' }, { type: 'Hostname', value: '*foo/bar' }, { type: 'Hostname', value: '12:34:56::' }]));
+  expect(refused.stderr).toContain('status.addresses[0].value: Invalid value: "1.2.3.4:8080": addresses[0].value in body must be of type ipv4: "1.2.3.4:8080"');
+  expect(refused.stderr).toContain('status.addresses[0]: Invalid value: "": addresses[0] in body must validate one and only one schema (oneOf)');
+});
+
 test('PGO\'s PostgresCluster rules: optional syntax, a fieldPath into a map, int-or-string parameters', () => {
   const install = docs(join(root, 'manifests', 'postgres-operator'), (f) => f === 'config-default.yaml').filter((d) => d.kind === 'CustomResourceDefinition');
   const applied = kubectl(s.kubeconfig, ['apply', '--server-side', '-f', '-'], stream(install));

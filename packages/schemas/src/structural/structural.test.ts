@@ -3,7 +3,7 @@
  * defaulting fills, and the field errors (paths, types and messages) kube's validator answers.
  */
 import { applyDefaults, prune, pruneNulls } from './prune.js';
-import { blockingRulesError, hasValidationRules, validateCustomResource } from './validate.js';
+import { blockingRulesError, hasValidationRules, validateCustomResource, validateCustomResourceStatus } from './validate.js';
 import type { StructuralSchema } from './schema.js';
 
 const schema: StructuralSchema = {
@@ -120,4 +120,38 @@ test('embedded resources need apiVersion and kind, and valid labels', () => {
     expect.stringMatching(/^spec.template.metadata.labels: Invalid value: "bad key!": /),
   ]);
   expect(messages({ spec: { image: 'x', template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: '' } } } })).toEqual([]);
+});
+
+// Gateway API's address items: an IPAddress must be an IP; any other type is not an IPAddress.
+const address: StructuralSchema = {
+  type: 'object',
+  properties: { type: { type: 'string' }, value: { type: 'string' } },
+  oneOf: [
+    { properties: { type: { enum: ['IPAddress'] }, value: { anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] } } },
+    { properties: { type: { not: { enum: ['IPAddress'] } } } },
+  ],
+};
+const gateway: StructuralSchema = {
+  type: 'object',
+  properties: {
+    spec: { type: 'object', properties: { addresses: { type: 'array', items: address } } },
+    status: { type: 'object', properties: { addresses: { type: 'array', items: address } } },
+  },
+};
+
+test('oneOf and anyOf failing: the alternative that matched most reports its errors too, as kube-openapi does', () => {
+  expect(validateCustomResource({ spec: { addresses: [{ type: 'IPAddress', value: '1.2.3.4:8080' }, { type: 'Hostname', value: 'x' }] } }, gateway)).toEqual([
+    { type: 'FieldValueInvalid', field: 'spec.addresses[0]', detail: 'Invalid value: "": spec.addresses[0] in body must validate one and only one schema (oneOf)' },
+    { type: 'FieldValueInvalid', field: 'spec.addresses[0].value', detail: 'Invalid value: "": spec.addresses[0].value in body must validate at least one schema (anyOf)' },
+    { type: 'FieldValueTypeInvalid', field: 'spec.addresses[0].value', detail: 'Invalid value: "1.2.3.4:8080": spec.addresses[0].value in body must be of type ipv4: "1.2.3.4:8080"' },
+  ]);
+});
+
+test('a status write: the status against its own schema, causes under status, messages within it', () => {
+  const obj = { spec: { addresses: [{ type: 'IPAddress', value: 'not checked here' }] }, status: { addresses: [{ type: 'IPAddress', value: '::1' }, { type: 'IPAddress', value: 'bad' }] } };
+  expect(validateCustomResourceStatus(obj, gateway).map((e) => [e.field, e.detail])).toEqual([
+    ['status.addresses[1]', 'Invalid value: "": addresses[1] in body must validate one and only one schema (oneOf)'],
+    ['status.addresses[1].value', 'Invalid value: "": addresses[1].value in body must validate at least one schema (anyOf)'],
+    ['status.addresses[1].value', 'Invalid value: "bad": addresses[1].value in body must be of type ipv4: "bad"'],
+  ]);
 });

@@ -89,7 +89,39 @@ function oldItem(old: Old, item: unknown, s: StructuralSchema): Old {
  * unchanged from the one it replaces is not validated (kube's CRDValidationRatcheting, on by
  * default since 1.30): objects stored under an older schema stay updatable.
  */
+/**
+ * kube-openapi's anyOf/oneOf: how many alternatives `value` validates against, and the errors
+ * of the failing one that matched most (its MatchCount: here the schema nodes it walked; the
+ * first wins a tie), which kube reports beside the anyOf/oneOf error.
+ */
+function alternatives(value: unknown, subs: StructuralSchema[], path: string): { passing: number; best: FieldError[] } {
+  let passing = 0;
+  let best: FieldError[] = [];
+  let bestCount = -1;
+  for (const sub of subs) {
+    const e: FieldError[] = [];
+    const before = walked;
+    validateValue(value, sub, path, e);
+    const count = walked - before;
+    if (e.length === 0) passing++;
+    else if (passing === 0 && count > bestCount) {
+      best = e;
+      bestCount = count;
+    }
+  }
+  return { passing, best };
+}
+
+/** Errors added unless already reported, as kube-openapi's Result.AddErrors does. */
+function mergeErrors(errs: FieldError[], more: FieldError[]): void {
+  for (const e of more) if (!errs.some((x) => x.field === e.field && x.detail === e.detail)) errs.push(e);
+}
+
+/** Schema nodes validated so far: the measure of how far a value matched an alternative. */
+let walked = 0;
+
 export function validateValue(value: unknown, s: StructuralSchema, path: string, errs: FieldError[], old?: Old): void {
+  walked++;
   if (old && jsonEqual(old.value, value)) return;
   if (value === null) {
     if (s.nullable) return;
@@ -107,20 +139,18 @@ export function validateValue(value: unknown, s: StructuralSchema, path: string,
   }
   for (const sub of s.allOf ?? []) validateValue(value, sub, path, errs);
   if (s.anyOf?.length) {
-    const ok = s.anyOf.some((sub) => {
-      const e: FieldError[] = [];
-      validateValue(value, sub, path, e);
-      return e.length === 0;
-    });
-    if (!ok) errs.push(fieldErr.invalid(path, '', `${inBody(path)} must validate at least one schema (anyOf)`));
+    const { passing, best } = alternatives(value, s.anyOf, path);
+    if (passing === 0) {
+      errs.push(fieldErr.invalid(path, '', `${inBody(path)} must validate at least one schema (anyOf)`));
+      mergeErrors(errs, best);
+    }
   }
   if (s.oneOf?.length) {
-    const passing = s.oneOf.filter((sub) => {
-      const e: FieldError[] = [];
-      validateValue(value, sub, path, e);
-      return e.length === 0;
-    }).length;
-    if (passing !== 1) errs.push(fieldErr.invalid(path, '', `${inBody(path)} must validate one and only one schema (oneOf)`));
+    const { passing, best } = alternatives(value, s.oneOf, path);
+    if (passing !== 1) {
+      errs.push(fieldErr.invalid(path, '', `${inBody(path)} must validate one and only one schema (oneOf)`));
+      if (passing === 0) mergeErrors(errs, best);
+    }
   }
   if (s.not) {
     const e: FieldError[] = [];
@@ -273,4 +303,17 @@ export function blockingRulesError(errs: FieldError[]): FieldError | undefined {
   const blocking = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
   if (!errs.some((e) => blocking.has(e.type))) return undefined;
   return { type: 'FieldValueInvalid', field: '<nil>', detail: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation' };
+}
+
+/**
+ * kube's ValidateStatusUpdate for a write through the status subresource: the status alone
+ * against its own schema, its errors at `status.…` with messages naming paths within the status
+ * (`addresses[0].value in body …`), as kube-apiserver's status validator reports them.
+ */
+export function validateCustomResourceStatus(obj: Record<string, unknown>, schema: StructuralSchema | undefined, old?: Record<string, unknown>): FieldError[] {
+  const statusSchema = schema?.properties?.status;
+  if (!statusSchema || obj.status === undefined) return [];
+  const errs: FieldError[] = [];
+  validateValue(obj.status, statusSchema, '', errs, old && { value: old.status });
+  return errs.map((e) => ({ ...e, field: !e.field ? 'status' : e.field.startsWith('[') ? `status${e.field}` : `status.${e.field}` }));
 }

@@ -208,10 +208,11 @@ export function crdResources(crd: CRD, conversionResolver: () => ServiceResolver
     const schemaFor = (obj: KubeObject) => schemaOf.get(servedVersionOf.get(obj) ?? v.name) ?? schema;
     // kube's customResourceStrategy.Validate: the schema (ratcheted on updates), scale, then the
     // CEL rules, unless a blocking error came first (kube then says they were not checked).
-    const validate = (obj: KubeObject, old?: KubeObject): FieldError[] => {
+    const validate = (obj: KubeObject, old?: KubeObject, statusOnly = false): FieldError[] => {
       const errs: FieldError[] = [];
       const s = schemaFor(obj);
-      errs.push(...structural.validateCustomResource(obj, s, old));
+      // A status write is checked against the status schema alone (kube's ValidateStatusUpdate).
+      errs.push(...(statusOnly ? structural.validateCustomResourceStatus(obj, s, old) : structural.validateCustomResource(obj, s, old)));
       if (scale) errs.push(...validateScale(obj, scale));
       if (!structural.hasValidationRules(s)) return errs;
       const blocked = structural.blockingRulesError(errs);
@@ -250,7 +251,7 @@ export function crdResources(crd: CRD, conversionResolver: () => ServiceResolver
           if (status !== undefined) obj.status = status;
           else delete obj.status;
         },
-        validateUpdate: (obj, old) => validate(obj, old),
+        validateUpdate: (obj, old) => validate(obj, old, true),
       };
     }
     if (scale) subresources.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] });
