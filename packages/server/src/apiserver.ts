@@ -581,21 +581,25 @@ export class APIServer {
   /** Creates the system namespaces kube-apiserver creates, and resumes pending namespace deletions. */
   async bootstrap(): Promise<void> {
     const namespaces = this.storeFor('', 'v1', 'namespaces')!;
-    for (const name of systemNamespaces) {
+    // Concurrent writes share the embedded store's transactions: a first start commits a few times, not hundreds.
+    await Promise.all(systemNamespaces.map(async (name) => {
       try {
         await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false });
       } catch (err) {
         if ((err as { code?: number }).code !== 409) throw err;
       }
-    }
+    }));
     await this.namespaceController.resync();
-    await Promise.all(systemNamespaces.map((ns) => this.ensureDefaultServiceAccount(ns)));
-    // kube's rbac/bootstrap-roles post-start hook: the default roles and bindings, missing ones only.
-    await ensureBootstrapPolicy((group, resource) => this.admissionLookup(group, resource));
-    // Its scheduling post-start hook and default ServiceCIDR controller.
-    await ensureSystemPriorityClasses((group, resource) => this.admissionLookup(group, resource));
-    await ensureFlowControlBootstrap((group, resource) => this.admissionLookup(group, resource));
-    await ensureDefaultServiceCIDR((group, resource) => this.admissionLookup(group, resource), this.opts.services ?? defaultServiceRanges);
+    const lookup = (group: string, resource: string) => this.admissionLookup(group, resource);
+    await Promise.all([
+      ...systemNamespaces.map((ns) => this.ensureDefaultServiceAccount(ns)),
+      // kube's rbac/bootstrap-roles post-start hook: the default roles and bindings, missing ones only.
+      ensureBootstrapPolicy(lookup),
+      // Its scheduling and priority-and-fairness post-start hooks, and the default ServiceCIDR controller.
+      ensureSystemPriorityClasses(lookup),
+      ensureFlowControlBootstrap(lookup),
+      ensureDefaultServiceCIDR(lookup, this.opts.services ?? defaultServiceRanges),
+    ]);
     this.bootstrapped = true;
   }
 

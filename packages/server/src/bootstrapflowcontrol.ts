@@ -125,15 +125,19 @@ export async function ensureFlowControlBootstrap(lookup: Lookup, now: () => Date
   const levels = lookup('flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations');
   const schemas = lookup('flowcontrol.apiserver.k8s.io', 'flowschemas');
   if (!levels || !schemas) return;
-  for (const pl of mandatoryPriorityLevels) await ensure(levels, pl, true);
-  for (const pl of suggestedPriorityLevels) await ensure(levels, pl, false);
-  const ensured: (KubeObject | undefined)[] = [];
-  for (const fs of mandatoryFlowSchemas) ensured.push(await ensure(schemas, fs, true));
-  for (const fs of suggestedFlowSchemas) ensured.push(await ensure(schemas, fs, false));
+  // Each step's writes at once: the store commits writes that arrive together in one transaction.
+  await Promise.all([
+    ...mandatoryPriorityLevels.map((pl) => ensure(levels, pl, true)),
+    ...suggestedPriorityLevels.map((pl) => ensure(levels, pl, false)),
+  ]);
+  const ensured = await Promise.all([
+    ...mandatoryFlowSchemas.map((fs) => ensure(schemas, fs, true)),
+    ...suggestedFlowSchemas.map((fs) => ensure(schemas, fs, false)),
+  ]);
   const existingLevels = new Set((await levels.list('')).map((pl) => pl.metadata.name));
-  for (const fs of ensured) {
-    if (!fs) continue;
+  await Promise.all(ensured.map((fs) => {
+    if (!fs) return undefined;
     const pl = (fs.spec as { priorityLevelConfiguration?: { name?: string } } | undefined)?.priorityLevelConfiguration?.name;
-    await markDangling(schemas, fs, existingLevels.has(pl), now);
-  }
+    return markDangling(schemas, fs, existingLevels.has(pl), now);
+  }));
 }

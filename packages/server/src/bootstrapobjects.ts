@@ -42,7 +42,7 @@ export async function ensure(lookup: AdmissionLookup, namespace: string, obj: Ku
 export async function ensureSystemPriorityClasses(lookup: Lookup): Promise<void> {
   const classes = lookup('scheduling.k8s.io', 'priorityclasses');
   if (!classes) return;
-  for (const pc of systemPriorityClasses) await ensure(classes, '', pc);
+  await Promise.all(systemPriorityClasses.map((pc) => ensure(classes, '', pc)));
 }
 
 interface Condition { type?: string; status?: string }

@@ -95,14 +95,14 @@ async function ensureEach(lookup: Lookup, resource: string, kind: string, items:
 async function ensureNamespaces(lookup: Lookup, names: Iterable<string>): Promise<void> {
   const namespaces = lookup('', 'namespaces');
   if (!namespaces) return;
-  for (const name of names) {
-    if (await namespaces.get('', name)) continue;
+  await Promise.all([...names].map(async (name) => {
+    if (await namespaces.get('', name)) return;
     try {
       await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     } catch (err) {
       if ((err as { code?: number }).code !== 409) throw err;
     }
-  }
+  }));
 }
 
 type ByResource = Record<'clusterroles' | 'clusterrolebindings' | 'roles' | 'rolebindings', string[]>;
@@ -127,11 +127,16 @@ export async function ensureBootstrapPolicy(lookup: Lookup, policy: BootstrapPol
   const aggregate = (role: ClusterRole) => {
     if (isAggregated(role)) role.rules = effectiveRules(role, all);
   };
-  const clusterroles = await ensureEach(lookup, 'clusterroles', 'ClusterRole', policy.clusterRoles, aggregate);
-  const clusterrolebindings = await ensureEach(lookup, 'clusterrolebindings', 'ClusterRoleBinding', policy.clusterRoleBindings);
-  await ensureNamespaces(lookup, new Set([...policy.roles, ...policy.roleBindings].map((o) => o.metadata.namespace!)));
-  const roles = await ensureEach(lookup, 'roles', 'Role', policy.roles);
-  const rolebindings = await ensureEach(lookup, 'rolebindings', 'RoleBinding', policy.roleBindings);
+  // All four at once (a binding may name a role not yet there, as in kube), so that their writes share transactions.
+  const namespaced = async () => {
+    await ensureNamespaces(lookup, new Set([...policy.roles, ...policy.roleBindings].map((o) => o.metadata.namespace!)));
+    return Promise.all([ensureEach(lookup, 'roles', 'Role', policy.roles), ensureEach(lookup, 'rolebindings', 'RoleBinding', policy.roleBindings)]);
+  };
+  const [clusterroles, clusterrolebindings, [roles, rolebindings]] = await Promise.all([
+    ensureEach(lookup, 'clusterroles', 'ClusterRole', policy.clusterRoles, aggregate),
+    ensureEach(lookup, 'clusterrolebindings', 'ClusterRoleBinding', policy.clusterRoleBindings),
+    namespaced(),
+  ]);
   return {
     created: { clusterroles: clusterroles.created, clusterrolebindings: clusterrolebindings.created, roles: roles.created, rolebindings: rolebindings.created },
     updated: { clusterroles: clusterroles.updated, clusterrolebindings: clusterrolebindings.updated, roles: roles.updated, rolebindings: rolebindings.updated },
