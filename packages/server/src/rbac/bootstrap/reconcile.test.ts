@@ -1,5 +1,6 @@
 /** kube's reconciliation of roles and bindings (union), rule coverage as kube's Covers computes it. */
 import type { ClusterRole, RoleBinding } from '../types.js';
+import { bootstrapPolicy } from './ensure.js';
 import { breakdownRule, reconcileBinding, reconcileRole, uncoveredRules } from './reconcile.js';
 
 const rbac = 'rbac.authorization.k8s.io';
@@ -23,6 +24,16 @@ describe('rule coverage', () => {
     expect(uncoveredRules([{ verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['a'] }], [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'] }])).toHaveLength(1);
     expect(uncoveredRules([{ verbs: ['get'], apiGroups: [''], resources: ['secrets'] }], [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['a'] }])).toEqual([]);
     expect(uncoveredRules([{ verbs: ['get'], nonResourceURLs: ['/apis/*'] }], [{ verbs: ['get'], nonResourceURLs: ['/apis/apps', '/api'] }])).toEqual([{ verbs: ['get'], nonResourceURLs: ['/api'] }]);
+  });
+  it('a default role covers itself, and lacks exactly the atomic rules of a rule taken out', () => {
+    for (const role of bootstrapPolicy().clusterRoles) {
+      const rules = role.rules ?? [];
+      expect(uncoveredRules(rules, rules)).toEqual([]);
+      if (rules.length < 2) continue;
+      const [first, ...rest] = rules;
+      const lacking = breakdownRule(first).filter((sub) => uncoveredRules(rest, [sub]).length > 0);
+      expect(uncoveredRules(rest, rules)).toEqual(lacking);
+    }
   });
 });
 

@@ -73,9 +73,14 @@ function ruleCovers(owner: PolicyRule, sub: PolicyRule): boolean {
   return verbs && groups && resourcesCover(owner.resources, sub.resources) && names && urls;
 }
 
+const ruleKey = (r: PolicyRule) => JSON.stringify([r.apiGroups ?? [], r.resources ?? [], r.resourceNames ?? [], r.nonResourceURLs ?? [], r.verbs]);
+
 /** The atomic rules of `servant` that no rule of `owner` covers: kube's Covers. */
 export function uncoveredRules(owner: readonly PolicyRule[], servant: readonly PolicyRule[]): PolicyRule[] {
-  return servant.flatMap(breakdownRule).filter((sub) => !owner.some((o) => ruleCovers(o, sub)));
+  // Every start compares each stored default role with the same default: a rule the owner holds
+  // verbatim covers itself, without breaking it down into one rule per verb and resource.
+  const verbatim = new Set(owner.map(ruleKey));
+  return servant.filter((rule) => !verbatim.has(ruleKey(rule))).flatMap(breakdownRule).filter((sub) => !owner.some((o) => ruleCovers(o, sub)));
 }
 
 const sameSelector = (a: Selector, b: Selector) => JSON.stringify(a) === JSON.stringify(b);
