@@ -116,7 +116,11 @@ function evaluateRules(v: unknown, s: Schema, path: string, old: { value: unknow
       // What kube's type checker would have refused when the CRD was written: the rule is not checked.
       if (/unbound function|no matching overload|unsupported/.test(result.message)) continue;
       // kube names the schema's type, not the value, when a rule fails to evaluate.
-      const detail = `${result.message.replace(/^field not found: /, 'no such key: ')} evaluating rule: ${(r.message?.trim() || r.rule.trim())}`;
+      const ruleText = r.message?.trim() || r.rule.trim();
+      // A wrong type at run time (int-or-string values are dynamic): kube's overload wording.
+      const detail = /^no such overload/.test(result.message)
+        ? `'${result.message}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleText}`
+        : `${result.message.replace(/^field not found: /, 'no such key: ')} evaluating rule: ${ruleText}`;
       errs.push({ type: 'FieldValueInvalid', field: path, detail: `Invalid value: ${JSON.stringify(s.type ?? '')}: ${detail}` });
       continue;
     }

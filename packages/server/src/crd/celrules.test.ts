@@ -89,3 +89,10 @@ test('a CRD whose rule does not compile is refused, as kube refuses it when writ
   expect(errs[0].field).toBe('spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule');
   expect(errs[0].detail).toMatch(/^Invalid value: apiextensions\.ValidationRule\{Rule:"self\.a ==", Message:"m", MessageExpression:"", Reason:\(\*apiextensions\.FieldValueErrorReason\)\(nil\), FieldPath:"", OptionalOldSelf:\(\*bool\)\(nil\)\}: compilation failed: ERROR: /);
 });
+
+test('a wrong type met at run time (an int-or-string value) is refused with kube\'s overload wording', () => {
+  const schema = root({ type: 'object', properties: { p: { 'x-kubernetes-int-or-string': true, 'x-kubernetes-validations': [rule('self.?x.hasValue()', { message: 'm' })] } } });
+  expect(validateCELRules({ spec: { p: 5 } }, schema)).toEqual([
+    { type: 'FieldValueInvalid', field: 'spec.p', detail: "Invalid value: \"\": 'no such overload': call arguments did not match a supported operator, function or macro signature for rule: m" },
+  ]);
+});
