@@ -139,4 +139,4 @@ test('apply creates every object as sent, a second apply is a no-op, diff shows 
   const problems: string[] = [];
   for (let n = 0; n < plan.length; n++) problems.push(...(await applyBatch(n)).map((p) => `batch ${n + 1}: ${p}`));
   expect(problems).toEqual([]);
-}, 300000);
+}, 420000);
