@@ -43,6 +43,7 @@ import { webhookStage } from './admission/webhook/index.js';
 import { ensureFlowControlBootstrap } from './bootstrapflowcontrol.js';
 import { kubernetesServiceObject } from './registry/kinds/core/services.js';
 import { servePodSubresource, servesPodSubresource } from './handlers/podsubresources.js';
+import { ConnectHandler, serveConnect, servesConnect, type KubeletClientFiles } from './handlers/connect.js';
 import { addWarnings } from './handlers/typed.js';
 import { serveReview } from './handlers/review.js';
 import type { MetricsJSON } from './metrics/endpoint.js';
@@ -98,6 +99,8 @@ export interface APIServerOptions {
   authorization?: { modes?: AuthorizationMode[]; anonymous?: boolean };
   /** The objects kube-apiserver keeps about itself (the `kubernetes` Endpoints, its identity Lease, automanaged APIServices); unset: none. */
   controlPlane?: ControlPlaneOptions;
+  /** kube's --kubelet-certificate-authority, --kubelet-client-certificate and --kubelet-client-key, for logs, exec and proxies to kubelets. */
+  kubeletClient?: KubeletClientFiles;
 }
 
 const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -136,6 +139,8 @@ export class APIServer {
   controlPlane?: ControlPlaneObjects;
   /** Fills legacy service account token Secrets, with a signing key. */
   private readonly tokenController?: TokenController;
+  /** pods/log, exec, attach, portforward and the proxy subresources (handlers/connect.ts). */
+  private readonly connect: ConnectHandler;
 
   /**
    * Serves resources added at run time (custom resources): each gets a Store, the watch cache
@@ -242,6 +247,7 @@ export class APIServer {
       onCompacted: (revision) => this.compacted(revision),
     });
     this.dynamicAdmission.add(webhookStage({ registry: this.registry, storeFor: (g, v, r) => this.storeFor(g, v, r), lookup: (g, r) => this.admissionLookup(g, r), crdController: this.crdController }));
+    this.connect = new ConnectHandler({ lookup: (g, r) => this.admissionLookup(g, r), authorizer: () => this.ctx.authorizer, dynamicAdmission: this.dynamicAdmission, kubeletClient: opts.kubeletClient });
     this.app = this.buildApp();
   }
 
@@ -547,6 +553,7 @@ export class APIServer {
    */
   private async serveSubresource(req: IncomingMessage, res: ServerResponse, info: RequestInfo, query: URLSearchParams, def: ResourceDefinition, negotiated: Negotiated): Promise<void> {
     const sub = def.subresources?.find((r) => r.name === info.subresource);
+    if (sub && servesConnect(def, sub.name, req.method ?? '')) return serveConnect(this.scope(req, res, info, query, def, negotiated, noBody), this.connect);
     if (sub && servesPodSubresource(def, sub.name, info.verb)) {
       const body = await readBody(req, res);
       return servePodSubresource(this.scope(req, res, info, query, def, negotiated, body));
@@ -638,6 +645,8 @@ export class APIServer {
     // default of 5 s closes connections Go clients still reuse: a request sent as the server
     // closes is reset, and kubectl and client-go do not retry a PATCH or POST that was.
     server.keepAliveTimeout = 90_000;
+    // Requests asking for a connection upgrade (exec, attach, portforward, proxied websockets) arrive here with their socket.
+    server.on('upgrade', this.connect.upgradeListener(this.handle));
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -720,6 +729,7 @@ export class APIServer {
     this.crdController.stop();
     this.tokenController?.stop();
     this.compactor.stop();
+    this.connect.close();
     for (const store of this.stores.values()) store.cacher?.stop();
     this.registryWatch.stop();
     const server = this.server;

@@ -1,9 +1,8 @@
 /**
- * Requests for what discovery lists but the Store does not answer yet: subresources (status,
- * scale, binding, eviction, log, exec, proxy…, each coming with its own strategy) and the
- * resources kube computes per request instead of storing (bindings, TokenReview,
- * SubjectAccessReview…, coming with the authentication and authorization work). They get
- * kube's 404 or 405 Status, never a crash.
+ * Requests no handler takes: a subresource the kind does not have, or a method its route does
+ * not accept (a PUT to pods/exec, a POST to pods/log; the connect subresources are
+ * handlers/connect.ts), and creates of the resources kube computes per request that have no
+ * review handler. They get kube's 404 or 405 Status, never a crash.
  */
 import { failure, newMethodNotAllowed, newMethodNotSupported } from '@windlass/machinery';
 import type { RequestInfo } from '../requestinfo.js';
