@@ -388,7 +388,7 @@ describe('usage()', () => {
 
   it('aligns descriptions in one column', () => {
     const flagLines = section('start');
-    expect(flagLines).toHaveLength(39);
+    expect(flagLines).toHaveLength(42);
     expect(new Set(flagLines.map(column)).size).toBe(1);
   });
 

@@ -202,6 +202,30 @@ const FLAGS: FlagSpec[] = [
     },
   },
   {
+    name: 'kubelet-certificate-authority',
+    type: 'string',
+    usage: 'Path to a cert file for the certificate authority. Without it kubelets\' serving certificates are not verified, as kube-apiserver does.',
+    set(s, v) {
+      s.options.kubeletCertificateAuthority = nonEmpty(v);
+    },
+  },
+  {
+    name: 'kubelet-client-certificate',
+    type: 'string',
+    usage: 'Path to a client cert file for TLS.',
+    set(s, v) {
+      s.options.kubeletClientCertificate = nonEmpty(v);
+    },
+  },
+  {
+    name: 'kubelet-client-key',
+    type: 'string',
+    usage: 'Path to a client key file for TLS.',
+    set(s, v) {
+      s.options.kubeletClientKey = nonEmpty(v);
+    },
+  },
+  {
     name: 'max-mutating-requests-inflight',
     type: 'int',
     defaultText: String(defaults.maxMutatingRequestsInflight),
@@ -516,6 +540,7 @@ function validate(state: ParseState): void {
     if (o.storage !== 'etcd' && state.seen.has(f)) throw new FlagError(`--${f} is only used with --storage=etcd`);
   }
   if ((o.etcdCertFile === undefined) !== (o.etcdKeyFile === undefined)) throw new FlagError('--etcd-certfile and --etcd-keyfile must be specified together');
+  if ((o.kubeletClientCertificate === undefined) !== (o.kubeletClientKey === undefined)) throw new FlagError('--kubelet-client-certificate and --kubelet-client-key must be specified together');
   if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
     throw new FlagError('--tls-cert-file and --tls-private-key-file must be specified together');
   }

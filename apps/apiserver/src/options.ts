@@ -124,6 +124,10 @@ export interface ServerOptions {
   serviceAccountExtendTokenExpiration: boolean;
   /** kube's --service-account-jwks-uri. */
   serviceAccountJWKSURI?: string;
+  /** kube's --kubelet-certificate-authority, --kubelet-client-certificate, --kubelet-client-key: TLS to kubelets (logs, exec, nodes/proxy). */
+  kubeletCertificateAuthority?: string;
+  kubeletClientCertificate?: string;
+  kubeletClientKey?: string;
 }
 
 /** kubeadm's issuer (and API audience), Windlass's when --service-account-issuer is not given. */

@@ -139,6 +139,7 @@ export function newAPIServer(o: ServerOptions, storage: Storage, creds: { tls: {
     cacher: { historyWindowMs: o.watchCacheHistoryWindowMs, snapshotWindowMs: o.watchCacheSnapshotWindowMs },
     services: { clusterIPRange: o.serviceClusterIPRange, nodePortRange: o.serviceNodePortRange },
     admissionControlConfigFile: o.admissionControlConfigFile,
+    kubeletClient: { certificateAuthority: o.kubeletCertificateAuthority, clientCertificate: o.kubeletClientCertificate, clientKey: o.kubeletClientKey },
     authorization: { modes: o.authorizationModes, anonymous: o.anonymousAuth },
     // The kubernetes Endpoints, the identity Lease and the automanaged APIServices, as kube-apiserver keeps them.
     controlPlane: { advertiseAddress: advertiseAddress(o), endpointReconcilerType: o.endpointReconcilerType },
