@@ -1,4 +1,4 @@
-import { decodeGoJSON, goJSONSyntaxError } from './gojson.js';
+import { decodeGoJSON, goJSONDepthError, goJSONSyntaxError } from './gojson.js';
 
 const err = (s: string | Uint8Array) => goJSONSyntaxError(typeof s === 'string' ? Buffer.from(s) : s);
 
@@ -36,5 +36,25 @@ describe('Go encoding/json syntax errors', () => {
   test('valid documents decode', () => {
     expect(err('{"a":[1,2.5e3,-0,true,false,null,"\\u00e9\\n"]}')).toBeUndefined();
     expect(decodeGoJSON(Buffer.from(' {"a":1} '))).toEqual({ ok: true, value: { a: 1 } });
+  });
+});
+
+describe('nesting past encoding/json\'s 10000 levels', () => {
+  const nested = (open: string, close: string, n: number) => `${open.repeat(n)}${close.repeat(n)}`;
+  test('10000 levels are valid, the 10001st bracket is the error (no recursion: 100k levels are read too)', () => {
+    expect(err(nested('[', ']', 10000))).toBeUndefined();
+    expect(err(nested('[', ']', 10001))).toBe("invalid character '[' exceeded max depth");
+    expect(err(`{"a":${nested('{"a":', '}', 100000).replace('{"a":}', '{"a":1}')}}`)).toBe("invalid character '{' exceeded max depth");
+    // Go reports the first error in the document: one before the depth is reached wins.
+    expect(err(`[x${nested('[', ']', 20000)}`)).toBe("invalid character 'x' looking for beginning of value");
+    expect(err(`${'['.repeat(50000)}`)).toBe("invalid character '[' exceeded max depth");
+  });
+  test('the depth check of a document JSON.parse accepted counts brackets outside strings only', () => {
+    expect(goJSONDepthError(Buffer.from(nested('[', ']', 10000)))).toBeUndefined();
+    expect(goJSONDepthError(Buffer.from(nested('[', ']', 10001)))).toBe("invalid character '[' exceeded max depth");
+    expect(goJSONDepthError(Buffer.from(`{"a":"${'['.repeat(30000)}\\"[","b":${nested('{"c":', '}', 3).replace('{"c":}', '{"c":1}')}}`))).toBeUndefined();
+  });
+  test('decodeGoJSON refuses a document too deep rather than parsing it', () => {
+    expect(decodeGoJSON(Buffer.from(nested('[', ']', 10001)))).toEqual({ ok: false, message: "invalid character '[' exceeded max depth" });
   });
 });

@@ -25,7 +25,6 @@ const isHex = (c: number) => isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x4
 /** Returns Go's syntax error message for `data`, or undefined when it is valid JSON. */
 export function goJSONSyntaxError(data: Uint8Array): string | undefined {
   let i = 0;
-  let depth = 0;
   const n = data.length;
   const err = (c: number, context: string): never => {
     throw new SyntaxError(`invalid character ${quoteChar(c)} ${context}`);
@@ -89,69 +88,93 @@ export function goJSONSyntaxError(data: Uint8Array): string | undefined {
       digits();
     }
   };
-  const value = (): void => {
+  /** After `"key"`: the colon, then the member's value follows. */
+  const objectKey = () => {
     skipSpace();
     if (i >= n) eof();
-    const c = data[i++];
-    switch (c) {
-      case 0x7b: // {
-        if (++depth > maxNestingDepth) throw new SyntaxError('exceeded max depth');
-        skipSpace();
-        if (i >= n) eof();
-        if (data[i] === 0x7d) {
-          i++;
-          depth--;
-          return;
-        }
-        for (;;) {
+    if (data[i] !== 0x22) err(data[i], 'looking for beginning of object key string');
+    i++;
+    string();
+    skipSpace();
+    if (i >= n) eof();
+    if (data[i] !== 0x3a) err(data[i], 'after object key');
+    i++;
+  };
+  // An explicit stack of open containers (0x7b or 0x5b) rather than recursion: a document may
+  // nest 10000 levels, deeper than the JavaScript stack holds.
+  const open: number[] = [];
+  /** Go's pushParseState: past maxNestingDepth the opening bracket itself is the error. */
+  const push = (c: number) => {
+    if (open.length >= maxNestingDepth) err(c, 'exceeded max depth');
+    open.push(c);
+  };
+  const value = (): void => {
+    for (;;) {
+      skipSpace();
+      if (i >= n) eof();
+      const c = data[i++];
+      let closed = true;
+      switch (c) {
+        case 0x7b: // {
+          push(c);
           skipSpace();
           if (i >= n) eof();
-          if (data[i] !== 0x22) err(data[i], 'looking for beginning of object key string');
-          i++;
+          if (data[i] === 0x7d) {
+            i++;
+            open.pop();
+          } else {
+            objectKey();
+            closed = false;
+          }
+          break;
+        case 0x5b: // [
+          push(c);
+          skipSpace();
+          if (i >= n) eof();
+          if (data[i] === 0x5d) {
+            i++;
+            open.pop();
+          } else closed = false;
+          break;
+        case 0x22:
           string();
-          skipSpace();
-          if (i >= n) eof();
-          if (data[i] !== 0x3a) err(data[i], 'after object key');
-          i++;
-          value();
-          skipSpace();
-          if (i >= n) eof();
-          const d = data[i++];
-          if (d === 0x7d) break;
-          if (d !== 0x2c) err(d, 'after object key:value pair');
-        }
-        depth--;
-        return;
-      case 0x5b: // [
-        if (++depth > maxNestingDepth) throw new SyntaxError('exceeded max depth');
+          break;
+        case 0x74:
+          literal('true');
+          break;
+        case 0x66:
+          literal('false');
+          break;
+        case 0x6e:
+          literal('null');
+          break;
+        default:
+          if (c === 0x2d || isDigit(c)) number(c);
+          else err(c, 'looking for beginning of value');
+      }
+      if (!closed) continue;
+      // A value ended: close the containers it completes, then the next member or element.
+      for (;;) {
+        if (open.length === 0) return;
         skipSpace();
         if (i >= n) eof();
-        if (data[i] === 0x5d) {
-          i++;
-          depth--;
-          return;
-        }
-        for (;;) {
-          value();
-          skipSpace();
-          if (i >= n) eof();
-          const d = data[i++];
-          if (d === 0x5d) break;
+        const d = data[i++];
+        if (open[open.length - 1] === 0x7b) {
+          if (d === 0x7d) {
+            open.pop();
+            continue;
+          }
+          if (d !== 0x2c) err(d, 'after object key:value pair');
+          objectKey();
+        } else {
+          if (d === 0x5d) {
+            open.pop();
+            continue;
+          }
           if (d !== 0x2c) err(d, 'after array element');
         }
-        depth--;
-        return;
-      case 0x22:
-        return string();
-      case 0x74:
-        return literal('true');
-      case 0x66:
-        return literal('false');
-      case 0x6e:
-        return literal('null');
-      default:
-        if (c === 0x2d || isDigit(c)) return number(c);
-        return err(c, 'looking for beginning of value');
+        break;
+      }
     }
   };
   try {
@@ -163,6 +186,26 @@ export function goJSONSyntaxError(data: Uint8Array): string | undefined {
     if (e instanceof SyntaxError) return e.message;
     throw e;
   }
+}
+
+/**
+ * For a document JSON.parse accepted: Go's error when it nests deeper than encoding/json's
+ * limit (`invalid character '[' exceeded max depth`), else undefined. Only the brackets
+ * outside strings are counted, so it is cheap; a document shorter than twice the limit
+ * cannot exceed it and is not read at all.
+ */
+export function goJSONDepthError(data: Uint8Array): string | undefined {
+  if (data.length <= 2 * maxNestingDepth) return undefined;
+  let depth = 0;
+  for (let i = 0; i < data.length; i++) {
+    const c = data[i];
+    if (c === 0x22) {
+      for (i++; i < data.length && data[i] !== 0x22; i++) if (data[i] === 0x5c) i++;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > maxNestingDepth) return `invalid character ${quoteChar(c)} exceeded max depth`;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return undefined;
 }
 
 export type GoJSONKind = 'object' | 'array' | 'string' | 'number' | 'bool' | 'null';

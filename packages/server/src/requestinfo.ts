@@ -2,6 +2,7 @@
  * RequestInfo: what a request addresses, parsed from its path and method as
  * k8s.io/apiserver/pkg/endpoints/request.RequestInfoFactory does.
  */
+import { goQuote, newBadRequest } from '@windlass/machinery';
 
 export interface RequestInfo {
   isResourceRequest: boolean;
@@ -23,8 +24,8 @@ const namespaceSubresources = new Set(['status', 'finalize']);
 function isWatchQuery(query: URLSearchParams): boolean {
   const w = query.get('watch');
   if (w === null) return false;
-  // kube's query decoding treats "", "1", "true" (any case) as true for watch.
-  return w === '' || w === '1' || w.toLowerCase() === 'true';
+  // kube's query decoding (Convert_Slice_string_To_bool): only "0" and "false" (any case) are false.
+  return w !== '0' && w.toLowerCase() !== 'false';
 }
 
 function segments(path: string): string[] {
@@ -35,8 +36,28 @@ function segments(path: string): string[] {
   return parts;
 }
 
+/**
+ * A path segment with its escapes decoded. A malformed escape (`%zz`) is refused as Go's HTTP
+ * server refuses the request line (url.ParseRequestURI: 400, `invalid URL escape "%zz"`),
+ * before any handler; decodeURIComponent's URIError would otherwise be a 500.
+ */
 function decode(p: string): string {
-  return p.includes('%') ? decodeURIComponent(p) : p;
+  if (!p.includes('%')) return p;
+  try {
+    return decodeURIComponent(p);
+  } catch {
+    const bad = /%(?![0-9a-fA-F]{2}).{0,2}/.exec(p)?.[0];
+    if (bad !== undefined) throw newBadRequest(`invalid URL escape ${goQuote(bad)}`);
+  }
+  // Well-formed escapes of bytes that are not UTF-8 (`%ff`): Go keeps the bytes.
+  const bytes: number[] = [];
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === '%') {
+      bytes.push(parseInt(p.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else bytes.push(...Buffer.from(p[i], 'latin1'));
+  }
+  return Buffer.from(bytes).toString('utf8');
 }
 
 const verbOfMethod: Record<string, string> = { POST: 'create', GET: 'get', HEAD: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
@@ -46,7 +67,8 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: '', apiGroup: '', apiVersion: '',
     namespace: '', resource: '', subresource: '', name: '', parts: [],
   };
-  const all = segments(path);
+  // As kube's RequestInfoFactory, which splits the decoded URL.Path: `%2F` separates segments too.
+  const all = segments(decode(path));
   if (all.length < 3 || !apiPrefixes.has(all[0])) return info;
   info.apiPrefix = all[0];
   let i = 1;
@@ -63,12 +85,12 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     i++;
   }
   if (all[i] === 'namespaces' && all.length - i > 1) {
-    info.namespace = decode(all[i + 1]);
+    info.namespace = all[i + 1];
     // /namespaces/{name} and /namespaces/{name}/{status|finalize} address the namespace itself.
     if (all.length - i > 2 && !namespaceSubresources.has(all[i + 2])) i += 2;
   }
   const parts: string[] = [];
-  for (; i < all.length; i++) parts.push(decode(all[i]));
+  for (; i < all.length; i++) parts.push(all[i]);
   info.parts = parts;
   if (parts.length >= 3) info.subresource = parts[2];
   if (parts.length >= 2) info.name = parts[1];

@@ -14,6 +14,7 @@ import { bodyMediaType } from '../negotiation.js';
 import { writeResult } from './read.js';
 import type { RequestScope } from './scope.js';
 import { withWarnings, writeOptions } from './write.js';
+import { checkPathSegmentName } from './pathname.js';
 
 /**
  * The applied configuration: YAML (JSON is YAML) holding one object, read as kube reads it
@@ -40,6 +41,7 @@ function parseApplyBody(body: unknown): { patch: KubeObject; duplicates: string[
 export async function applyResource(s: RequestScope): Promise<void> {
   const opts = writeOptions(s, 'PatchOptions', true);
   const force = boolParam(s.query, 'force') === true;
+  checkPathSegmentName(s.info.name);
   const fm = await fieldManagerFor(s.def);
   if (!fm) throw newBadRequest(`server-side apply is not supported for ${s.def.resource}`);
   // application/apply-patch+cbor (CBORServingAndStorage) reaches here as the apply patch type too;

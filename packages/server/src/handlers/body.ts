@@ -14,7 +14,8 @@
  * Repeated fields are detected here (JSON with a cheap count, YAML by the parser) and left
  * for the typed decoding to report as fieldValidation asks (bodyStrictErrors).
  */
-import { decodeProtobuf, goJSONSyntaxError, goJSONType, mayHaveDuplicateKeys, newBadRequest, parseJSONWithDuplicates, protobufMediaType } from '@windlass/machinery';
+import { decodeProtobuf, fieldErr, goJSONType, goMarshalSorted, mayHaveDuplicateKeys, newBadRequest, newInvalid, parseJSONWithDuplicates, protobufMediaType } from '@windlass/machinery';
+import { goJSONDepthError, goJSONSyntaxError } from '@windlass/patch';
 import { builtinResourceTable } from '@windlass/schemas';
 import { groupVersion, type KubeObject, type ResourceDefinition } from '../registry/types.js';
 import { objectBodyTypes, requireBodyType, unstructuredBodyTypes } from '../negotiation.js';
@@ -62,11 +63,15 @@ export function parseDocument(body: Buffer, mediaType: string): unknown {
       throw err;
     }
   }
+  let doc: unknown;
   try {
-    return JSON.parse(body.toString('utf8'));
+    doc = JSON.parse(body.toString('utf8'));
   } catch {
     throw newBadRequest(`couldn't get version/kind; json parse error: ${goJSONSyntaxError(body) ?? 'unexpected end of JSON input'}`);
   }
+  const tooDeep = goJSONDepthError(body);
+  if (tooDeep) throw newBadRequest(`couldn't get version/kind; json parse error: ${tooDeep}`);
+  return doc;
 }
 
 /** The anonymous struct kube's serializer reads apiVersion and kind into first. */
@@ -83,6 +88,8 @@ function interpretError(doc: unknown): string | undefined {
   }
   return undefined;
 }
+
+export { interpretError as interpretKind };
 
 /** The package of kube's internal type for a group's kinds: `core.ConfigMap`, `apps.Deployment`. */
 const internalPackages: Record<string, string> = {
@@ -160,6 +167,9 @@ export function decodeObjectBody(raw: unknown, contentType: string | undefined, 
     } catch {
       throw unrecognized(def, `couldn't get version/kind; json parse error: ${goJSONSyntaxError(body) ?? 'unexpected end of JSON input'}`, body);
     }
+    // JSON.parse reads any depth; Go's decoder stops past 10000 levels, before anything else.
+    const tooDeep = goJSONDepthError(body);
+    if (tooDeep) throw unrecognized(def, `couldn't get version/kind; json parse error: ${tooDeep}`, body);
     if (mayHaveDuplicateKeys(text, doc)) {
       const parsed = parseJSONWithDuplicates(text);
       doc = parsed.value;
@@ -213,4 +223,47 @@ function refuseOtherKind(def: ResourceDefinition, gvk: { group: string; version:
   }
   // Decodable and convertible: the create handler then refuses the version.
   throw newBadRequest(`the API version in the data (${gvString}) does not match the expected API version (${groupVersion(def)})`);
+}
+
+/**
+ * A patched object is decoded into the addressed kind as kube's jsonPatcher decodes it
+ * (runtime.DecodeInto the hub type, handlers/patch.go): a kind or version the decoder cannot
+ * read or convert is 422 on `patch`, showing the patched object; one it can (left out, or another
+ * version of the same kind) becomes the addressed kind again. A custom resource is decoded as
+ * unstructured: its kind is checked by the strategy's ValidateTypeMeta (422 on `kind`), its
+ * version by the CR converter. A strategic merge patch is converted field by field into the
+ * typed object, so the kind and version it writes are not read at all.
+ */
+export function checkPatchedKind(obj: KubeObject, def: ResourceDefinition, strategic: boolean): void {
+  if (!strategic) {
+    const error = patchedKindError(obj, def);
+    if (error !== undefined) throw newInvalid({ group: '', kind: '' }, '', [fieldErr.invalid('patch', goMarshalSorted(obj), error)]);
+    if (def.customResource && obj.kind !== def.kind) {
+      throw newInvalid({ group: def.group, kind: String(obj.kind) }, String(obj.metadata?.name ?? ''), [fieldErr.invalid('kind', obj.kind, `must be ${def.kind}`)]);
+    }
+  }
+  obj.kind = def.kind;
+  obj.apiVersion = groupVersion(def);
+}
+
+/** The decoder's error for a patched document's kind and version, or undefined where it decodes. */
+function patchedKindError(obj: KubeObject, def: ResourceDefinition): string | undefined {
+  const kindError = interpretError(obj);
+  if (kindError) return `couldn't get version/kind; json parse error: ${kindError}`;
+  const gv = parseGroupVersion(typeof obj.apiVersion === 'string' ? obj.apiVersion : '');
+  if (typeof gv === 'string') return gv;
+  const kind = typeof obj.kind === 'string' ? obj.kind : '';
+  const gvString = gv.group ? `${gv.group}/${gv.version}` : gv.version;
+  if (def.customResource) {
+    if (kind === '') return `Object 'Kind' is missing in '${goMarshalSorted(obj)}'`;
+    if (gv.group !== def.group) return `${gv.group}/${gv.version}, Kind=${kind} is unstructured and is not suitable for converting to "${groupVersion(def)}"`;
+    return undefined;
+  }
+  // gvkWithDefaults: what the document leaves out is the hub type's.
+  if (kind === '' || (gv.group === '' && gv.version === '')) return undefined;
+  const version = gv.version === '' && gv.group === def.group ? def.version : gv.version;
+  if (!isRegistered(gv.group, version, kind)) return `no kind "${kind}" is registered for version "${gvString}" in scheme "pkg/api/legacyscheme/scheme.go:30"`;
+  const target = internalType(def.group, def.kind);
+  if (internalType(gv.group, kind) !== target) return `converting (${version}.${kind}) to (${target}): unknown conversion`;
+  return undefined;
 }

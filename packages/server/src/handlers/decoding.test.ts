@@ -166,10 +166,18 @@ describe('request options', () => {
     expect((await t.call('GET', `${cms}?continue=${token({ v: 'meta.k8s.io/v1', rv: '1', start: 'a' })}`)).body.message).toBe('invalid continue token: continue key is not valid: json: cannot unmarshal string into Go struct field continueToken.rv of type int64');
     expect((await t.call('GET', `${cms}?continue=${token({ v: 'meta.k8s.io/v1', rv: 1, start: '../x' })}`)).body.message).toBe('invalid continue token: continue key is not valid: ../x');
   });
-  test('a DeleteOptions body kube cannot decode is its untyped 500', async () => {
+  test('a DeleteOptions body kube 1.35 cannot decode is 400, and deletes nothing', async () => {
     await t.call('POST', cms, { body: { metadata: { name: 'del' } } });
-    const r = await t.call('DELETE', `${cms}/del`, { body: '{', contentType: 'application/json' });
-    expect(r.body).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 500, message: "couldn't get version/kind; json parse error: unexpected end of JSON input" });
+    const del = (body: string) => t.call('DELETE', `${cms}/del`, { body, contentType: 'application/json' });
+    expect((await del('{')).body).toEqual(badRequest("couldn't get version/kind; json parse error: unexpected end of JSON input"));
+    expect((await del('[]')).body.message).toBe('couldn\'t get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }');
+    expect((await del('{"apiVersion":"v1","kind":"ConfigMap"}')).body).toEqual(badRequest('no kind "ConfigMap" is registered for version "v1" in scheme "pkg/apis/meta/internalversion/scheme/register.go:27"'));
+    expect((await del('{"kind":"UpdateOptions"}')).body).toEqual(badRequest('converting (v1.UpdateOptions) to (v1.DeleteOptions): unknown conversion'));
+    expect((await del('{"gracePeriodSeconds":1.5}')).body).toEqual(badRequest('json: cannot unmarshal number 1.5 into Go struct field DeleteOptions.gracePeriodSeconds of type int64'));
+    expect((await del('{"orphanDependents":"yes"}')).body).toEqual(badRequest('json: cannot unmarshal string into Go struct field DeleteOptions.orphanDependents of type bool'));
+    expect((await t.call('GET', `${cms}/del`)).status).toBe(200);
+    // Any group version's DeleteOptions is one (kubectl sends apiVersion v1).
+    expect((await del('{"kind":"DeleteOptions","apiVersion":"apps/v1"}')).status).toBe(200);
   });
 });
 

@@ -6,9 +6,11 @@ import { writeObject } from '../respond.js';
 import { parseDeleteOptions } from './options.js';
 import { representObject } from './read.js';
 import type { RequestScope } from './scope.js';
+import { checkPathSegmentName } from './pathname.js';
 
 export async function deleteResource(s: RequestScope): Promise<void> {
   const opts = parseDeleteOptions(s.query, s.body, s.req.headers['content-type']);
+  checkPathSegmentName(s.info.name);
   const refused = s.def.refuseDelete?.(s.info.name);
   if (refused) throw refused;
   const { object, removed } = await s.store.delete(s.info.namespace, s.info.name, opts);

@@ -7,8 +7,10 @@ import { groupVersion, type KubeObject } from '../registry/types.js';
 import { writeBytes, writeObject } from '../respond.js';
 import type { CachedObject } from '../cacher/cachedobject.js';
 import type { RequestScope } from './scope.js';
+import { checkPathSegmentName } from './pathname.js';
 
 export async function getResource(s: RequestScope): Promise<void> {
+  checkPathSegmentName(s.info.name);
   writeResult(s, 200, await s.store.get(s.info.namespace, s.info.name, s.query.get('resourceVersion') ?? ''));
 }
 

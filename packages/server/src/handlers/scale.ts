@@ -14,6 +14,7 @@ import { decodeObjectBody } from './body.js';
 import { decodeTyped, typedDecoder } from './typed.js';
 import { parseModifyOptions } from './options.js';
 import type { RequestScope } from './scope.js';
+import { checkPathSegmentName } from './pathname.js';
 
 /** Scale as a kind of its own, for decoding bodies and naming it in errors. */
 const scaleDef = {
@@ -43,6 +44,7 @@ function notFoundAsScale(s: RequestScope) {
 
 export async function serveScale(s: RequestScope): Promise<void> {
   const scale = s.def.scale!;
+  checkPathSegmentName(s.info.name);
   if (s.info.verb === 'get') {
     const cached = await s.store.get(s.info.namespace, s.info.name, s.query.get('resourceVersion') ?? '').catch(notFoundAsScale(s));
     return writeObject(s.res, 200, toScale(cached.object, scale), s.negotiated);
