@@ -3,9 +3,10 @@
  * replayed against Windlass on both backends with the reference's own compare.py. Every case
  * must answer as kube does (status codes and whole normalized bodies) unless it is listed in
  * test/golden/known-differences.json with its reason; a listed case that now passes fails
- * the test too, so the list only ever shrinks to what is really left. A second replay compares
- * metadata.managedFields as well (server-side apply's field sets); the cases that differ only
- * there are listed in test/golden/known-managedfields-differences.json.
+ * the test too, so the list only ever shrinks to what is really left. A second comparison takes
+ * metadata.managedFields in as well (server-side apply's field sets); the cases that differ only
+ * there are listed in test/golden/known-managedfields-differences.json. Both compare the answers
+ * of one replay: test/golden/compare-both.py runs compare.py's two passes over them.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -55,12 +56,18 @@ function sameUpToEntryOrder(c: CaseReport): boolean {
   return want.every((r, i) => r.code === c.got![i].code && JSON.stringify(canonical(r.body)) === JSON.stringify(canonical(c.got![i].body)));
 }
 
-function replay(s: RunningServer, managedFields: boolean): CaseReport[] {
-  const out = join(s.dataDir, `golden-report-${managedFields}.json`);
-  const r = spawnSync('/usr/bin/python3', [join(golden, 'compare.py'), '--kubeconfig', s.kubeconfig, '--golden', join(golden, 'responses.jsonl'),
-    '--only', only, ...(managedFields ? [] : ['--without-managed-fields']), '--quiet', '--json', out], { encoding: 'utf8', timeout: 240_000 });
-  if (!existsSync(out)) throw new Error(`compare.py wrote no report (exit ${r.status}): ${r.stderr}`);
-  return JSON.parse(readFileSync(out, 'utf8')) as CaseReport[];
+interface Reports { withManagedFields: CaseReport[]; withoutManagedFields: CaseReport[] }
+
+/** One replay of every case, compared by compare.py with and without managedFields. */
+function replay(s: RunningServer): Reports {
+  const [withOut, withoutOut] = [join(s.dataDir, 'golden-report-true.json'), join(s.dataDir, 'golden-report-false.json')];
+  const r = spawnSync('/usr/bin/python3', [join(here, '..', 'golden', 'compare-both.py'), golden, withOut, withoutOut, '--kubeconfig', s.kubeconfig,
+    '--golden', join(golden, 'responses.jsonl'), '--only', only, '--quiet'], { encoding: 'utf8', timeout: 240_000 });
+  const read = (out: string) => {
+    if (!existsSync(out)) throw new Error(`compare.py wrote no report (exit ${r.status}): ${r.stderr}`);
+    return JSON.parse(readFileSync(out, 'utf8')) as CaseReport[];
+  };
+  return { withManagedFields: read(withOut), withoutManagedFields: read(withoutOut) };
 }
 
 function check(cases: CaseReport[], known: Record<string, string>): void {
@@ -76,6 +83,8 @@ function check(cases: CaseReport[], known: Record<string, string>): void {
 describe.each(['embedded', 'etcd'])('golden replay on %s', (backend) => {
   let etcd: EtcdServer | undefined;
   let s: RunningServer;
+  let reports: Reports | undefined;
+  const replayed = (): Reports => (reports ??= replay(s));
   beforeAll(async () => {
     if (backend === 'etcd') etcd = await startEtcd();
     // The recording identity: user admin, uid admin, in system:masters (CSRs record it, the self-reviews answer for it).
@@ -91,10 +100,10 @@ describe.each(['embedded', 'etcd'])('golden replay on %s', (backend) => {
   });
 
   test('every case answers as kube-apiserver did, except the listed differences', () => {
-    check(replay(s, false), known);
+    check(replayed().withoutManagedFields, known);
   }, 300_000);
 
   test('managedFields too: every write records the field sets kube records', () => {
-    check(replay(s, true), knownManagedFields);
+    check(replayed().withManagedFields, knownManagedFields);
   }, 300_000);
 });
