@@ -252,7 +252,7 @@ describe('exec, attach, portforward', () => {
   test('the kubelet refusing an upgrade is relayed as it answered', async () => {
     const raw = await websocketUpgrade('/api/v1/namespaces/default/pods/on-node/portforward?ports=8080,9090');
     expect(raw.startsWith('HTTP/1.1 400 Bad Request')).toBe(true);
-    expect(raw.endsWith('portForward: only websocket v5.channel.k8s.io streams are served by this kubelet')).toBe(true);
+    expect(raw.endsWith('no portForward streams but websocket v5.channel.k8s.io ones are served by this kubelet')).toBe(true);
     expect(kubelet.requests.at(-1)!.url).toBe('/portForward/default/on-node?port=8080%2C9090');
   });
 

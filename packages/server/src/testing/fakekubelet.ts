@@ -131,7 +131,8 @@ export async function startFakeKubelet(certs: KubeletCertificates, logLines: str
     const protocols = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
     const isWebsocket = String(req.headers.upgrade ?? '').toLowerCase() === 'websocket';
     if ((parts[0] !== 'exec' && parts[0] !== 'attach') || !isWebsocket || !protocols.includes('v5.channel.k8s.io')) {
-      const body = `${parts[0]}: only websocket v5.channel.k8s.io streams are served by this kubelet`;
+      // No ": " in it: clients try to read an error body as a YAML Status.
+      const body = `no ${parts[0]} streams but websocket v5.channel.k8s.io ones are served by this kubelet`;
       socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
       return;
     }
