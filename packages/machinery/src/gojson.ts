@@ -8,6 +8,7 @@
  * JSON.parse stays the decoder; these run only when it failed or when a cheap count says the
  * text holds more keys than the parsed value.
  */
+import { goQuote } from './validation.js';
 
 const enum Ch {
   Tab = 0x09, LF = 0x0a, CR = 0x0d, Space = 0x20, Quote = 0x22, Plus = 0x2b, Comma = 0x2c, Minus = 0x2d,
@@ -360,6 +361,31 @@ export function goSprintValue(v: unknown): string {
   }
   if (typeof v === 'number') return goFormatFloat(v);
   return String(v);
+}
+
+/**
+ * Go's `%#v` of a value decoded into interface{} by encoding/json (numbers are float64):
+ * `map[string]interface {}{"a":1}`, `[]interface {}{"x", true}`, `"s"`, `interface {}(nil)`.
+ */
+export function goSharpValue(v: unknown): string {
+  if (v === null || v === undefined) return 'interface {}(nil)';
+  if (Array.isArray(v)) return `[]interface {}{${v.map(goSharpValue).join(', ')}}`;
+  if (typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `map[string]interface {}{${Object.keys(o).sort().map((k) => `${goQuote(k)}:${goSharpValue(o[k])}`).join(', ')}}`;
+  }
+  if (typeof v === 'number') return goFormatFloat(v);
+  if (typeof v === 'string') return goQuote(v);
+  return String(v);
+}
+
+/** Go's `%T` of a value decoded into interface{} by encoding/json. */
+export function goTypeOf(v: unknown): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (Array.isArray(v)) return '[]interface {}';
+  if (typeof v === 'object') return 'map[string]interface {}';
+  if (typeof v === 'number') return 'float64';
+  return typeof v === 'boolean' ? 'bool' : 'string';
 }
 
 /** strconv.FormatFloat(f, 'g', -1, 64) for integers and the usual floats (`1e+21`, `1.5`). */

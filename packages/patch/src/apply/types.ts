@@ -9,6 +9,8 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 
 export interface ScalarType {
   readonly kind: 'scalar';
+  /** SMD's scalar kinds, for the applied values a type conversion refuses; absent: any scalar. */
+  readonly scalar?: 'string' | 'numeric' | 'boolean' | 'untyped';
 }
 
 /** A struct (declared fields), a map (an element type for every key), or both. */

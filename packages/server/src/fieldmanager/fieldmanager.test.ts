@@ -141,6 +141,31 @@ test('apply refuses bodies kube refuses, with its messages', async () => {
   const unknown = await apply(path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, bogus: 1 }, 'fieldManager=m');
   expect(unknown.status).toBe(500);
   expect((unknown.body as { message: string }).message).toBe('failed to create typed patch object (/x; /v1, Kind=ConfigMap): .bogus: field not declared in schema');
+  // SMD's type conversion refuses values of the wrong shape or scalar kind (nothing is stored).
+  const typed = async (obj: Record<string, unknown>, at = path) => {
+    const r = await apply(at, obj, 'fieldManager=m');
+    expect(r.status).toBe(500);
+    return (r.body as { message: string }).message;
+  };
+  const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } };
+  expect(await typed({ ...cm, data: 5 })).toBe('failed to create typed patch object (/x; /v1, Kind=ConfigMap): .data: expected map, got &{5}');
+  expect(await typed({ ...cm, data: { a: [1, 'b'] } })).toBe('failed to create typed patch object (/x; /v1, Kind=ConfigMap): .data.a: expected string, got &value.valueUnstructured{Value:[]interface {}{1, "b"}}');
+  expect(await typed({ ...cm, immutable: 'yes' })).toBe('failed to create typed patch object (/x; /v1, Kind=ConfigMap): .immutable: expected boolean, got &{yes}');
+  expect(await typed({ ...cm, metadata: { name: 'x', finalizers: 'a' } })).toBe('failed to create typed patch object (/x; /v1, Kind=ConfigMap): .metadata.finalizers: expected list, got &{a}');
+  const web = deployment('typed');
+  expect(await typed({ ...web, spec: { ...web.spec, replicas: '3' } }, `${deployments}/typed`)).toBe(
+    'failed to create typed patch object (/typed; apps/v1, Kind=Deployment): .spec.replicas: expected numeric (int or float), got string',
+  );
+  expect((await t.call('GET', path)).status).toBe(404);
+  // int-or-string and Quantity are untyped scalars: a number or a string, never a map.
+  const ports = structuredClone(web) as { spec: { strategy?: unknown; template: { spec: { containers: Array<Record<string, unknown>> } } } };
+  ports.spec.strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: '25%' } };
+  ports.spec.template.spec.containers[0].resources = { limits: { cpu: 1, memory: '64Mi' } };
+  expect((await apply(`${deployments}/typed`, ports, 'fieldManager=m')).status).toBe(201);
+  ports.spec.strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: { n: 1 } } };
+  expect(await typed(ports, `${deployments}/typed`)).toBe(
+    'failed to create typed patch object (/typed; apps/v1, Kind=Deployment): .spec.strategy.rollingUpdate.maxSurge: expected any scalar, got &{map[n:1]}',
+  );
   const noManager = await apply(path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }, '');
   expect(noManager.status).toBe(422);
   expect((noManager.body as { message: string }).message).toBe('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');

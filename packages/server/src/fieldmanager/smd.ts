@@ -3,7 +3,7 @@
  * kind's type and reset fields, the validation kube runs when it converts an applied
  * configuration to a typed value, and conflicts as kube's 409.
  */
-import { newApplyConflict as conflictStatus, type StatusError } from '@windlass/machinery';
+import { goSharpValue, goSprintValue, goTypeOf, newApplyConflict as conflictStatus, type StatusError } from '@windlass/machinery';
 import { Conflicts, conflictsMessage, FieldSet, listItemToPathElement, pathToString, PathElement, Updater, type JsonValue, type ManagedFields, type SmdType } from '@windlass/patch';
 import { printManager } from './managedfields.js';
 
@@ -46,11 +46,38 @@ export function newApplyConflict(err: unknown): StatusError | undefined {
 }
 
 /**
+ * SMD's mapValue, listValue and validateScalar on a value decoded from an applied
+ * configuration (an interface{} SMD wraps as *valueUnstructured, hence `&{…}` in `%v` and
+ * `&value.valueUnstructured{Value:…}` in `%#v`): what a value of the wrong shape gets.
+ */
+function typeMismatch(value: JsonValue, type: SmdType): string | undefined {
+  if (value === null) return undefined;
+  const isObject = typeof value === 'object' && !Array.isArray(value);
+  const v = () => `&{${goSprintValue(value)}}`;
+  if (type.kind === 'map') return isObject ? undefined : `expected map, got ${v()}`;
+  if (type.kind === 'list') return Array.isArray(value) ? undefined : `expected list, got ${v()}`;
+  if (type.kind !== 'scalar' || !type.scalar) return undefined;
+  switch (type.scalar) {
+    case 'numeric':
+      return typeof value === 'number' ? undefined : `expected numeric (int or float), got ${goTypeOf(value)}`;
+    case 'string':
+      return typeof value === 'string' ? undefined : `expected string, got &value.valueUnstructured{Value:${goSharpValue(value)}}`;
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : `expected boolean, got ${v()}`;
+    case 'untyped':
+      return typeof value !== 'object' ? undefined : `expected any scalar, got ${v()}`;
+  }
+}
+
+/**
  * What converting an applied configuration to a typed value refuses (SMD's validating
- * walker): a field the schema does not declare where it allows no other keys, a map-list
- * item without its keys, a repeated key. The first error, prefixed with its path.
+ * walker): a value of the wrong shape or scalar kind, a field the schema does not declare
+ * where it allows no other keys, a map-list item without its keys, a repeated key. The first
+ * error, prefixed with its path.
  */
 export function smdValidate(value: JsonValue, type: SmdType, path = ''): string | undefined {
+  const mismatch = typeMismatch(value, type);
+  if (mismatch) return `${path}: ${mismatch}`;
   if (value === null || typeof value !== 'object') return undefined;
   if (type.kind === 'map' && !Array.isArray(value)) {
     for (const [key, v] of Object.entries(value)) {

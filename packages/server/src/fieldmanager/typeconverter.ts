@@ -19,7 +19,13 @@ export type JsonSchema = Record<string, unknown>;
 /** Resolves `$ref`s; returns undefined for a reference it does not know. */
 export type RefResolver = (ref: string) => JsonSchema | undefined;
 
-const scalar: SmdType = Object.freeze({ kind: 'scalar' });
+const scalars = {
+  string: Object.freeze({ kind: 'scalar', scalar: 'string' }),
+  numeric: Object.freeze({ kind: 'scalar', scalar: 'numeric' }),
+  boolean: Object.freeze({ kind: 'scalar', scalar: 'boolean' }),
+  // Quantity: kube-openapi's schemaconv makes it an untyped scalar (`cpu: 1` and `cpu: "1"` alike).
+  untyped: Object.freeze({ kind: 'scalar', scalar: 'untyped' }),
+} satisfies Record<string, SmdType>;
 const untyped: SmdType = Object.freeze({ kind: 'untyped' });
 /** SMD's `__untyped_atomic_`: any value, one leaf (RawExtension, list items without a schema). */
 const untypedAtomic: SmdType = Object.freeze({ kind: 'untyped', atomic: true });
@@ -138,7 +144,7 @@ export class TypeConverter {
     const name = refName(ref);
     let t = this.named.get(name);
     if (t) return t;
-    if (quantityNames.has(name)) t = scalar;
+    if (quantityNames.has(name)) t = scalars.untyped;
     else if (untypedNames.has(name)) t = untypedAtomic;
     else {
       const def = this.resolve(ref);
@@ -157,10 +163,13 @@ export class TypeConverter {
       case 'array':
         return new SchemaList(this, s, preserve);
       case 'string':
+        // kube-openapi's convertPrimitive: a string with a format (int-or-string, date-time…) is untyped.
+        return s.format === undefined || s.format === '' || s.format === 'byte' ? scalars.string : scalars.untyped;
       case 'integer':
       case 'number':
+        return scalars.numeric;
       case 'boolean':
-        return scalar;
+        return scalars.boolean;
       default:
         // No type: kube gives such a schema every atom; with declared properties or items
         // those shape the object or list it holds.
