@@ -20,7 +20,9 @@ import type { RequestScope } from './scope.js';
 import { addWarnings } from './typed.js';
 import { decodePodLogOptions, decodePortForwardPorts, decodeStreamOptions, kubeletLogQuery, kubeletPortForwardQuery, kubeletStreamQuery, streamOptionsObject, validatePodLogOptions } from './connectoptions.js';
 import { joinPreservingTrailingSlash, logLocation, nodeProxyLocation, podProxyLocation, serviceProxyLocation, streamLocation, type Location, type Pod } from './connectlocation.js';
-import { kubeletBackend, proxyBackend, proxyRequest, streamLog, upgradeListener, type BackendTLS, type KubeletTLS } from './connectproxy.js';
+import { kubeletBackend, proxyBackend, type BackendTLS, type KubeletTLS } from './connectnet.js';
+import { proxyRequest, streamLog } from './connectproxy.js';
+import { upgradeListener } from './connectupgrade.js';
 
 /** kube's --kubelet-certificate-authority, --kubelet-client-certificate, --kubelet-client-key: files read at start. */
 export interface KubeletClientFiles {

@@ -3,195 +3,19 @@
  * - a pod's log is the LocationStreamer: one GET to the kubelet's /containerLogs, its body
  *   streamed back as text/plain (204 when there is no location), the kubelet's error answers
  *   turned into Status errors by GenericHttpResponseChecker, redirects refused;
- * - exec, attach and portforward, and any upgrade request to a proxy subresource, go through
- *   apimachinery's UpgradeAwareHandler: the request written to a connection dialed to the
- *   backend, the backend's answer read, and on 101 the client's socket (taken from Node's
- *   'upgrade' event) piped to the backend both ways; a backend refusal (>= 400) is relayed as is;
- * - other proxy requests go through its reverse proxy, with kube's rewriting transport
- *   (X-Forwarded-Uri, Location headers under the proxy path, CORS headers dropped) and errors
- *   (`error trying to reach service: …`, 503).
- * Network errors read as Go's (`dial tcp 127.0.0.1:10250: connect: connection refused`), as
- * kube's messages embed them.
+ * - the other subresources go through apimachinery's UpgradeAwareHandler: upgrades as
+ *   connectupgrade.ts serves them; other requests (the proxy subresources) through its
+ *   reverse proxy, with kube's rewriting transport (X-Forwarded-Uri, Location headers under
+ *   the proxy path, CORS headers dropped) and errors (`error trying to reach service: …`, 503).
  */
-import http, { ServerResponse, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
-import https from 'node:https';
-import net, { type Socket } from 'node:net';
-import tls from 'node:tls';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { posix } from 'node:path';
-import type { Duplex } from 'node:stream';
 import { failure, goQuote, newBadRequest, newInternalError, newServiceUnavailable, newUntypedError, type StatusError } from '@windlass/machinery';
 import { writeError } from '../respond.js';
 import type { Location } from './connectlocation.js';
+import { consumedHeader, forwardedFor, goNetError, hopHeaders, locationURL, request, urlError, type BackendTLS } from './connectnet.js';
+import { isUpgradeRequest, proxyUpgrade } from './connectupgrade.js';
 
-/** TLS to kubelets: kube's --kubelet-certificate-authority, --kubelet-client-certificate and --kubelet-client-key. */
-export interface KubeletTLS {
-  ca?: string | Buffer;
-  cert?: string | Buffer;
-  key?: string | Buffer;
-}
-
-/** How a backend is dialed: kubelets with the kubelet client's TLS, pods and services with kube's proxy transport. */
-export interface BackendTLS {
-  ca?: string | Buffer;
-  cert?: string | Buffer;
-  key?: string | Buffer;
-  /** Without a CA kube skips verification (transportConfig: no CA means Insecure); the proxy transport always does. */
-  verify: boolean;
-}
-
-export function kubeletBackend(t: KubeletTLS | undefined, insecure = false): BackendTLS {
-  return { ca: t?.ca, cert: t?.cert, key: t?.key, verify: !insecure && t?.ca !== undefined };
-}
-
-/** kube's CreateProxyTransport: pods and services over https are not verified (they are addressed by IP). */
-export const proxyBackend: BackendTLS = { verify: false };
-
-/** net.Dialer's timeout in kube's transports (SetTransportDefaults). */
-const dialTimeoutMs = 30_000;
-
-// ---- the client side of upgrade requests ----
-
-interface Upgraded {
-  socket: Duplex;
-  head: Buffer;
-  hijacked: boolean;
-}
-
-const upgrades = new WeakMap<IncomingMessage, Upgraded>();
-
-/**
- * Node hands requests carrying `Connection: Upgrade` to the server's 'upgrade' event with the
- * raw socket. They are served as any request, with a response written on that socket, so a
- * refusal is an ordinary Status; a connect handler that upgrades takes the socket over.
- */
-export function upgradeListener(handle: (req: IncomingMessage, res: ServerResponse) => void, open: Set<Duplex>) {
-  return (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
-    const res = new ServerResponse(req);
-    res.shouldKeepAlive = false;
-    res.assignSocket(socket as Socket);
-    const u: Upgraded = { socket, head, hijacked: false };
-    upgrades.set(req, u);
-    open.add(socket);
-    socket.on('close', () => open.delete(socket));
-    socket.on('error', () => socket.destroy());
-    res.on('finish', () => {
-      if (u.hijacked) return;
-      res.detachSocket(socket as Socket);
-      socket.end();
-    });
-    handle(req, res);
-  };
-}
-
-/** httpstream.IsUpgradeRequest, as far as Node saw it. */
-export function isUpgradeRequest(req: IncomingMessage): boolean {
-  return upgrades.has(req);
-}
-
-/** Takes the client's socket from its response (kube's Hijack): nothing more is written through `res`. */
-function hijack(req: IncomingMessage, res: ServerResponse): Upgraded {
-  const u = upgrades.get(req)!;
-  u.hijacked = true;
-  res.statusCode = 101;
-  res.detachSocket(u.socket as Socket);
-  return u;
-}
-
-// ---- Go's error texts ----
-
-function splitHost(host: string): { hostname: string; port: number } {
-  const m = /^\[(.*)\]:(\d+)$/.exec(host) ?? /^([^:]*):(\d+)$/.exec(host);
-  if (m) return { hostname: m[1], port: Number(m[2]) };
-  return { hostname: host.replace(/^\[(.*)\]$/, '$1'), port: 0 };
-}
-
-/** net.Dial's and crypto/tls's errors as Go prints them, from Node's. */
-export function goNetError(err: NodeJS.ErrnoException & { reason?: string }, address: string): string {
-  const { hostname } = splitHost(address);
-  switch (err.code) {
-    case 'ECONNREFUSED': return `dial tcp ${address}: connect: connection refused`;
-    case 'EHOSTUNREACH': return `dial tcp ${address}: connect: no route to host`;
-    case 'ENETUNREACH': return `dial tcp ${address}: connect: network is unreachable`;
-    case 'ETIMEDOUT': return `dial tcp ${address}: i/o timeout`;
-    case 'ENOTFOUND': case 'EAI_AGAIN': case 'EAI_FAIL': return `dial tcp: lookup ${hostname}: no such host`;
-    case 'ECONNRESET': return `read tcp ${address}: read: connection reset by peer`;
-    case 'DEPTH_ZERO_SELF_SIGNED_CERT': case 'SELF_SIGNED_CERT_IN_CHAIN': case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE': case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY': case 'UNABLE_TO_GET_ISSUER_CERT':
-      return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
-    case 'CERT_HAS_EXPIRED': case 'CERT_NOT_YET_VALID':
-      return 'tls: failed to verify certificate: x509: certificate has expired or is not yet valid';
-    case 'ERR_TLS_CERT_ALTNAME_INVALID': {
-      const names = (err as { cert?: { subjectaltname?: string } }).cert?.subjectaltname?.split(', ').map((n) => n.replace(/^(DNS|IP Address):/, '')) ?? [];
-      return names.length > 0
-        ? `tls: failed to verify certificate: x509: certificate is valid for ${names.join(', ')}, not ${hostname}`
-        : `tls: failed to verify certificate: x509: certificate is not valid for any names, but wanted to match ${hostname}`;
-    }
-    default: return err.message;
-  }
-}
-
-/** Go's http.Client error: `Get "<url>": <cause>`. */
-const urlError = (method: string, url: string, cause: string) => `${method[0]}${method.slice(1).toLowerCase()} ${goQuote(url)}: ${cause}`;
-
-const locationURL = (l: Location) => `${l.scheme || 'http'}://${l.host}${l.path}${l.query ? `?${l.query}` : ''}`;
-
-function tlsOptions(b: BackendTLS, hostname: string): tls.ConnectionOptions {
-  const o: tls.ConnectionOptions = { rejectUnauthorized: b.verify, ALPNProtocols: ['http/1.1'] };
-  if (net.isIP(hostname) === 0) o.servername = hostname;
-  if (b.ca !== undefined) o.ca = b.ca;
-  if (b.cert !== undefined) o.cert = b.cert;
-  if (b.key !== undefined) o.key = b.key;
-  return o;
-}
-
-/** proxy.DialURL: a TCP (http) or TLS (https) connection to the location's host, or Go's error text. */
-function dialURL(l: Location, b: BackendTLS): Promise<Duplex> {
-  const { hostname, port } = splitHost(l.host);
-  const secure = l.scheme === 'https';
-  const address = `${hostname.includes(':') ? `[${hostname}]` : hostname}:${port || (secure ? 443 : 80)}`;
-  return new Promise((resolve, reject) => {
-    const sock = secure
-      ? tls.connect({ host: hostname, port: port || 443, ...tlsOptions(b, hostname) })
-      : net.connect({ host: hostname, port: port || 80 });
-    const timer = setTimeout(() => {
-      sock.destroy();
-      reject(new Error(`dial tcp ${address}: i/o timeout`));
-    }, dialTimeoutMs);
-    sock.once(secure ? 'secureConnect' : 'connect', () => {
-      clearTimeout(timer);
-      sock.removeAllListeners('error');
-      resolve(sock);
-    });
-    sock.once('error', (err) => {
-      clearTimeout(timer);
-      sock.destroy();
-      reject(new Error(goNetError(err, address)));
-    });
-  });
-}
-
-// ---- headers ----
-
-/** What kube's filters removed before the handler: the credentials (authentication) and the impersonation headers. */
-function consumedHeader(name: string): boolean {
-  const n = name.toLowerCase();
-  return n === 'authorization' || n.startsWith('impersonate-');
-}
-
-const hopHeaders = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
-
-/** The client's address as X-Forwarded-For gets it (Go: RemoteAddr's host). */
-function clientIP(req: IncomingMessage): string {
-  const a = req.socket.remoteAddress ?? '';
-  return a.startsWith('::ffff:') ? a.slice(7) : a;
-}
-
-function forwardedFor(req: IncomingMessage): string {
-  const prior = req.headers['x-forwarded-for'];
-  const ip = clientIP(req);
-  return prior ? `${Array.isArray(prior) ? prior.join(', ') : prior}, ${ip}` : ip;
-}
-
-// ---- logs ----
 
 /** GenericHttpResponseChecker: a kubelet answer outside 200-206 as kube's Status error. */
 function checkResponse(code: number, body: string, name: string): StatusError | undefined {
@@ -220,13 +44,6 @@ function checkResponse(code: number, body: string, name: string): StatusError | 
   const status = failure(code, reason as never, `${message} ( pods/log ${name})`, { name, kind: 'pods/log' });
   if (!reason) delete (status.status as { reason?: string }).reason;
   return status;
-}
-
-function request(l: Location, b: BackendTLS, opts: http.RequestOptions): http.ClientRequest {
-  const { hostname, port } = splitHost(l.host);
-  const secure = l.scheme === 'https';
-  const base = { host: hostname, port: port || (secure ? 443 : 80), agent: false as const, ...opts };
-  return secure ? https.request({ ...base, ...tlsOptions(b, hostname) }) : http.request(base);
 }
 
 /**
@@ -280,7 +97,6 @@ export function streamLog(req: IncomingMessage, res: ServerResponse, l: Location
   });
 }
 
-// ---- the upgrade-aware proxy ----
 
 export interface ProxyOptions {
   /** exec, attach, portforward: a plain request is refused. */
@@ -298,107 +114,6 @@ export async function proxyRequest(req: IncomingMessage, res: ServerResponse, l:
   if (isUpgradeRequest(req)) return proxyUpgrade(req, res, l, b);
   if (o.upgradeRequired) throw newBadRequest('Upgrade request required');
   return reverseProxy(req, res, l, b, o);
-}
-
-/** tryUpgrade: dial, write the request, read the answer; on 101 hand the two sockets to each other. */
-async function proxyUpgrade(req: IncomingMessage, res: ServerResponse, l: Location, b: BackendTLS): Promise<void> {
-  let backend: Duplex;
-  try {
-    backend = await dialURL(l, b);
-  } catch (err) {
-    throw newUntypedError(`error dialing backend: ${(err as Error).message}`);
-  }
-  const lines = [`${req.method} ${l.path}${l.query ? `?${l.query}` : ''} HTTP/1.1`, `Host: ${req.headers.host ?? l.host}`];
-  const raw = req.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i];
-    if (consumedHeader(name) || /^host$/i.test(name) || /^x-forwarded-for$/i.test(name)) continue;
-    lines.push(`${name}: ${raw[i + 1]}`);
-  }
-  lines.push(`X-Forwarded-For: ${forwardedFor(req)}`);
-  backend.write(`${lines.join('\r\n')}\r\n\r\n`);
-
-  let head: Buffer;
-  try {
-    head = await readResponseHead(backend);
-  } catch (err) {
-    backend.destroy();
-    throw newUntypedError((err as Error).message);
-  }
-  const text = head.toString('latin1');
-  const statusLine = text.slice(0, text.indexOf('\r\n'));
-  const m = /^HTTP\/\d\.\d (\d{3})/.exec(statusLine);
-  if (!m) {
-    backend.destroy();
-    throw newUntypedError(`malformed HTTP response ${goQuote(statusLine)}`);
-  }
-  const code = Number(m[1]);
-  if (code !== 101 && code < 400) {
-    backend.destroy();
-    throw newUntypedError(`invalid upgrade response: status code ${code}`);
-  }
-  const client = hijack(req, res);
-  const sock = client.socket;
-  if (code !== 101) {
-    // The backend's refusal goes to the client as it came, then both close (10 s at most).
-    res.statusCode = code;
-    sock.write(head);
-    backend.pipe(sock);
-    const deadline = setTimeout(() => { backend.destroy(); sock.destroy(); }, 10_000);
-    deadline.unref();
-    backend.on('close', () => { clearTimeout(deadline); sock.end(); });
-    sock.on('close', () => backend.destroy());
-    return;
-  }
-  sock.write(head);
-  if (client.head.length > 0) backend.write(client.head);
-  // Once either side is done the other is closed, as kube's copy goroutines end the proxy.
-  backend.pipe(sock);
-  sock.pipe(backend);
-  const closeBoth = () => {
-    sock.destroy();
-    backend.destroy();
-  };
-  backend.on('error', closeBoth);
-  sock.on('error', closeBoth);
-  backend.on('close', () => sock.end());
-  sock.on('close', () => backend.destroy());
-}
-
-/** The backend's status line and headers, and whatever arrived with them (http.ReadResponse's view). */
-function readResponseHead(sock: Duplex): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    let buf = Buffer.alloc(0);
-    const onData = (d: Buffer) => {
-      buf = Buffer.concat([buf, d]);
-      const end = buf.indexOf('\r\n\r\n');
-      if (end >= 0) {
-        cleanup();
-        sock.pause();
-        // Bytes after the headers are the upgraded protocol's: they go to the client with the head.
-        resolve(buf);
-      } else if (buf.length > 1 << 20) {
-        cleanup();
-        reject(new Error('net/http: response header too large'));
-      }
-    };
-    const onEnd = () => {
-      cleanup();
-      reject(new Error(buf.length === 0 ? 'EOF' : 'unexpected EOF'));
-    };
-    const onError = (err: Error) => {
-      cleanup();
-      reject(new Error(goNetError(err as NodeJS.ErrnoException, '')));
-    };
-    const cleanup = () => {
-      sock.off('data', onData);
-      sock.off('end', onEnd);
-      sock.off('error', onError);
-    };
-    sock.on('data', onData);
-    sock.on('end', onEnd);
-    sock.on('error', onError);
-  });
 }
 
 /** Go's path.Join(a, b), then the trailing slash of b kept (as kube appends it back). */
@@ -489,3 +204,4 @@ function reverseProxy(req: IncomingMessage, res: ServerResponse, l: Location, b:
     req.pipe(out);
   });
 }
+
