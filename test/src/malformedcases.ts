@@ -328,8 +328,13 @@ function pathCases(): Case[] {
     { name: 'DELETE of a status', req: { method: 'DELETE', path: `${deployments}/web/status` }, ...notAllowed },
     { name: 'POST to a group version', req: { method: 'POST', path: '/apis/apps/v1', body: '{}' }, ...notAllowed },
     { name: 'POST to /version', req: { method: 'POST', path: '/version', body: '{}' }, ...notAllowed },
-    { name: 'OPTIONS on a collection', req: { method: 'OPTIONS', path: cms }, code: 405, reason: 'MethodNotAllowed' },
-    { name: 'list of a review kind', req: get(ssar), code: 405, reason: 'MethodNotAllowed' },
+    { name: 'OPTIONS on a collection', req: { method: 'OPTIONS', path: cms }, ...notAllowed },
+    { name: 'HEAD on an object', req: { method: 'HEAD', path: `${cms}/base` }, code: 405, plain: '' },
+    { name: 'list of a review kind', req: get(ssar), ...notAllowed },
+    { name: 'an unknown version under /api', req: get('/api/v9/namespaces/mal/configmaps'), ...notFound },
+    { name: 'segments after a status subresource', req: get(`${deployments}/web/status/x/y`), ...notFound },
+    // kube's 1 MiB of headers (Go's MaxHeaderBytes), not Node's 16 KiB: a 100 KB selector reaches the handler.
+    { name: 'a 100 KB field selector', req: get(`${cms}?fieldSelector=${'x'.repeat(100_000)}%3D1`), code: 400, reason: 'BadRequest', message: `"${'x'.repeat(100_000)}" is not a known field selector: only "metadata.name", "metadata.namespace"` },
   ];
 }
 

@@ -104,6 +104,8 @@ export interface APIServerOptions {
 }
 
 const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+/** The methods kube routes to resources (HEAD and OPTIONS only reach proxy subresources; others are go-restful's 405). */
+const routedMethods = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
 export class APIServer {
   readonly registry: APIRegistry;
@@ -491,8 +493,9 @@ export class APIServer {
   private async serveResource(req: IncomingMessage, res: ServerResponse, info: RequestInfo, query: URLSearchParams): Promise<void> {
     const gv = info.apiGroup ? `${info.apiGroup}/${info.apiVersion}` : info.apiVersion;
     if (!this.registry.resourcesIn(gv)) {
-      // A served group at a version it lacks is kube's NotFound Status; an unknown group its plain 404 page.
-      if (info.apiGroup && this.registry.hasGroup(info.apiGroup)) throw notFoundStatus();
+      // A served group at a version it lacks is kube's NotFound Status, as is any path under /api
+      // (go-restful's web service owns it); an unknown group gets the plain 404 page.
+      if ((info.apiGroup && this.registry.hasGroup(info.apiGroup)) || info.apiPrefix === 'api') throw notFoundStatus();
       return notFoundPage(res);
     }
     const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
@@ -505,7 +508,13 @@ export class APIServer {
     const negotiated: Negotiated = negotiate(req.headers.accept, { watch: info.verb === 'watch', userAgent: req.headers['user-agent'], pretty: query.get('pretty'), protobuf: !def.customResource });
     negotiatedErrors(res, negotiated);
     if (info.subresource) return this.serveSubresource(req, res, info, query, def, negotiated);
-    if (!def.verbs.includes(info.verb)) throw newMethodNotSupported({ group: def.group, resource: def.resource }, info.verb);
+    if (!routedMethods.has(req.method ?? '')) throw newMethodNotAllowed();
+    if (!def.verbs.includes(info.verb)) {
+      // kube installs no route for a verb the storage lacks (go-restful's 405), except a watch of a
+      // kind it lists, which its list handler refuses by name.
+      if (info.verb === 'watch' && def.verbs.includes('list')) throw newMethodNotSupported({ group: def.group, resource: def.resource }, info.verb);
+      throw newMethodNotAllowed();
+    }
     // kube adds it to every route of a deprecated kind, before the handler runs (so errors carry it too).
     if (def.deprecation) addWarnings(res, [def.deprecation]);
     if (def.stored === false) {
@@ -554,6 +563,9 @@ export class APIServer {
   private async serveSubresource(req: IncomingMessage, res: ServerResponse, info: RequestInfo, query: URLSearchParams, def: ResourceDefinition, negotiated: Negotiated): Promise<void> {
     const sub = def.subresources?.find((r) => r.name === info.subresource);
     if (sub && servesConnect(def, sub.name, req.method ?? '')) return serveConnect(this.scope(req, res, info, query, def, negotiated, noBody), this.connect);
+    // Other subresources are routes of exactly {name}/{subresource}, for these methods only.
+    if (info.parts.length > 3) throw notFoundStatus();
+    if (!routedMethods.has(req.method ?? '')) throw newMethodNotAllowed();
     if (sub && servesPodSubresource(def, sub.name, info.verb)) {
       const body = await readBody(req, res);
       return servePodSubresource(this.scope(req, res, info, query, def, negotiated, body));
@@ -634,7 +646,9 @@ export class APIServer {
     // the request authenticator reads the TLS layer's verdict.
     const clientCA = this.opts.authenticator?.clientCA;
     const clientAuth = clientCA ? { ca: clientCA, requestCert: true, rejectUnauthorized: false } : {};
-    const server = this.opts.tls ? https.createServer({ cert: this.opts.tls.cert, key: this.opts.tls.key, ...clientAuth }, this.handle) : http.createServer(this.handle);
+    // kube's MaxHeaderBytes (1 MiB) rather than Node's 16 KiB: long label selectors fit in a URL.
+    const maxHeaderSize = 1 << 20;
+    const server = this.opts.tls ? https.createServer({ cert: this.opts.tls.cert, key: this.opts.tls.key, maxHeaderSize, ...clientAuth }, this.handle) : http.createServer({ maxHeaderSize }, this.handle);
     server.on(this.opts.tls ? 'secureConnection' : 'connection', (socket: { _writableState?: { highWaterMark: number } }) => {
       if (socket._writableState) socket._writableState.highWaterMark = answerBufferBytes;
     });

@@ -4,6 +4,7 @@
  * request timeout (504), health endpoints and graceful shutdown with an open watch.
  * Real servers over HTTP; storage-level figures on both backends.
  */
+import net from 'node:net';
 import { describeBackends } from '@windlass/storage/testing';
 import { EmbeddedStorage } from '@windlass/storage';
 import { startTestServer, type TestServer } from './testing/client.js';
@@ -233,6 +234,31 @@ describe('limits', () => {
     const text = await metrics(s);
     expect(value(text, 'apiserver_request_terminations_total', { verb: 'GET', resource: 'configmaps', code: '504' })).toBe(1);
     ctrl.abort();
+  });
+
+  it('leaves the connect subresources to run past --request-timeout, as kube\'s long-running check does', async () => {
+    // A kubelet that accepts and never answers: the pod's log stays pending.
+    const silent = net.createServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const s = await start({ operations: { requestTimeoutMs: 300 } });
+    try {
+      const port = (silent.address() as net.AddressInfo).port;
+      expect((await s.call('POST', '/api/v1/nodes', { body: { metadata: { name: 'n' } } })).status).toBe(201);
+      const status = { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: port } } };
+      expect((await s.call('PATCH', '/api/v1/nodes/n/status', { body: { status }, contentType: 'application/merge-patch+json' })).status).toBe(200);
+      expect((await s.call('POST', '/api/v1/namespaces/default/pods', { body: { metadata: { name: 'p' }, spec: { nodeName: 'n', containers: [{ name: 'c', image: 'busybox' }] } } })).status).toBe(201);
+      const ctrl = new AbortController();
+      const log = fetch(`${s.base}/api/v1/namespaces/default/pods/p/log?follow=true`, { signal: ctrl.signal }).then((r) => r.status, () => 'aborted');
+      const after = await Promise.race([log, new Promise((r) => setTimeout(() => r('pending'), 900))]);
+      expect(after).toBe('pending');
+      const text = await metrics(s);
+      expect(value(text, 'apiserver_longrunning_requests', { verb: 'GET', resource: 'pods', subresource: 'log' })).toBe(1);
+      expect(value(text, 'apiserver_request_terminations_total', { verb: 'GET', resource: 'pods', code: '504' }) ?? 0).toBe(0);
+      ctrl.abort();
+      expect(await log).toBe('aborted');
+    } finally {
+      silent.close();
+    }
   });
 
   it('takes a request\'s own shorter ?timeout=, and refuses a malformed one as kube does', async () => {

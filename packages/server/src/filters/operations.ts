@@ -98,7 +98,7 @@ export class ServerOperations {
     // A subresource the kind lacks has no route in kube, so nothing instruments it.
     const def = info.subresource && !addressed?.subresources?.some((r) => r.name === info.subresource) ? undefined : addressed;
     const route = this.requests.route(def, reportedVerbIndex(info, req.headers['content-type']), scopeIndex(info, def), dryRunIndex(url, query), info.subresource);
-    if (info.verb === 'watch') return this.serveLongRunning(req, res, info, query, route, def, start, serve);
+    if (info.verb === 'watch' || longRunningSubresources.has(info.subresource)) return this.serveLongRunning(req, res, info, query, route, def, start, serve);
     const mutating = !isReadOnlyVerb(info.verb);
     let ownTimeoutMs: number;
     try {
@@ -130,19 +130,30 @@ export class ServerOperations {
     def: ResourceDefinition | undefined, start: number, serve: ResourceHandler): Promise<void> {
     const gauge = route.longRunning;
     gauge.inc();
-    this.watchResponses++;
+    // Shutdown waits for watches, which it ends itself; a tunnel (exec, port-forward) is closed with the server instead.
+    const watch = info.verb === 'watch';
+    if (watch) this.watchResponses++;
     try {
       await serve(req, res, info, query);
     } catch (err) {
       writeError(res, err);
     }
+    let open = true;
     const ended = () => {
+      if (!open) return;
+      open = false;
       gauge.dec();
-      this.watchResponses--;
+      if (watch) this.watchResponses--;
       if (def) route.observe(res.statusCode, seconds(start), -1);
     };
-    if (res.writableFinished || res.destroyed) ended();
-    else res.once('close', ended);
+    if (res.writableFinished || res.destroyed) return ended();
+    // An upgraded connection (exec, attach, port-forward) leaves its response unclosed: its socket's end is the request's.
+    const socket = req.socket;
+    socket?.once('close', ended);
+    res.once('close', () => {
+      socket?.off('close', ended);
+      ended();
+    });
   }
 
   /** Ends every open watch with a clean end of its stream. */
@@ -163,6 +174,12 @@ export class ServerOperations {
     this.deadlines.stop();
   }
 }
+
+/**
+ * kube's BasicLongRunningRequestCheck (watch, and the connect subresources): no in-flight slot and
+ * no request timeout, however long the stream or tunnel stays open.
+ */
+const longRunningSubresources = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
 
 function definedLimits(o: Partial<InflightLimits>): Partial<InflightLimits> {
   const out: Partial<InflightLimits> = {};
