@@ -240,11 +240,11 @@ test('apply bodies as kube reads them: null is an empty object, a list is refuse
   expect((empty.body as { message: string }).message).toBe('invalid object type: /, Kind=');
   const list = await apply(path, '[1]', 'fieldManager=m');
   expect(list.status).toBe(400);
-  expect((list.body as { message: string }).message).toBe('error decoding patch: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type map[string]interface {}');
+  expect((list.body as { message: string }).message).toBe('error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type map[string]interface {}');
   const repeated = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yamlish\ndata:\n  a: "1"\n  a: "2"\n';
   const strict = await apply(path, repeated, 'fieldManager=m&fieldValidation=Strict');
   expect(strict.status).toBe(400);
-  expect((strict.body as { message: string }).message).toBe('error strict decoding patch: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "a" already set in map');
+  expect((strict.body as { message: string }).message).toBe('error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "a" already set in map');
   const warned = await apply(path, repeated, 'fieldManager=m');
   expect(warned.status).toBe(201);
   expect(warned.headers.get('warning')).toBe('299 - "line 7: key \\"a\\" already set in map"');

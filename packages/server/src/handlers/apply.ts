@@ -27,13 +27,13 @@ function parseApplyBody(body: unknown): { patch: KubeObject; duplicates: string[
   try {
     doc = parseYAMLBody(text);
   } catch (err) {
-    // validateAndTranscodePatch converts the body with yaml.ToJSON before anything else.
-    if (err instanceof YAMLSyntaxError) throw newBadRequest(`error encoding patch: ${err.message}`);
+    // kube 1.35's applyPatcher: sigs.k8s.io/yaml.Unmarshal into a map, "error decoding YAML: …".
+    if (err instanceof YAMLSyntaxError) throw newBadRequest(`error decoding YAML: error converting YAML to JSON: ${err.message}`);
     throw err;
   }
   const v = doc.value ?? {};
   if (typeof v !== 'object' || Array.isArray(v)) {
-    throw newBadRequest(`error decoding patch: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${goJSONType(v)} into Go value of type map[string]interface {}`);
+    throw newBadRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${goJSONType(v)} into Go value of type map[string]interface {}`);
   }
   return { patch: v as KubeObject, duplicates: doc.duplicates };
 }
@@ -56,7 +56,7 @@ export async function applyResource(s: RequestScope): Promise<void> {
   let warned = false;
   const apply = (current: KubeObject | undefined): KubeObject => {
     const out = fm.apply(current, structuredClone(patch), opts.fieldManager, force, subresource);
-    if (strict) throw newBadRequest(`error strict decoding patch: error converting YAML to JSON: yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`);
+    if (strict) throw newBadRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`);
     // addStrictDecodingWarnings: one warning per line of the YAML error.
     if (warn && !warned) opts.warnings.push(...duplicates);
     warned = true;
