@@ -47,6 +47,9 @@ interface Compiled {
   goType: string;
 }
 
+/** What Go's decoder leaves in a slice item or map value that is JSON null: the element type's zero value. */
+const zeroValues: Record<string, string | boolean | number> = { string: '', bool: false, int32: 0, int64: 0, float64: 0 };
+
 const anyValue: Node = (v) => v;
 
 function typeError(state: DecodeState, jsonType: string, struct: string, field: string, goType: string): void {
@@ -189,7 +192,10 @@ class Compiler {
             }
             for (let i = 0; i < value.length; i++) {
               const v = value[i];
-              if (v === null) continue;
+              if (v === null) {
+                if (items.goType in zeroValues) value[i] = zeroValues[items.goType];
+                continue;
+              }
               const out = items.node(v, `${path}[${i}]`, struct, field, state);
               if (out !== v) value[i] = out;
             }
@@ -211,7 +217,10 @@ class Compiler {
             const obj = value as JsonObject;
             for (const key in obj) {
               const v = obj[key];
-              if (v === null) continue;
+              if (v === null) {
+                if (values.goType in zeroValues) obj[key] = zeroValues[values.goType];
+                continue;
+              }
               const out = values.node(v, `${path}.${key}`, struct, field, state);
               if (out !== v) obj[key] = out;
             }

@@ -83,3 +83,14 @@ test('Strict refuses unknown fields: 400 on create and update naming each, 422 o
   expect(badType.status).toBe(422);
   expect(badType.body.message).toContain('json: cannot unmarshal number into Go struct field ConfigMap.data of type string');
 });
+
+test('a null map value or slice item becomes its Go zero value, as encoding/json leaves it', async () => {
+  const cm = await t.call('POST', '/api/v1/namespaces/d/configmaps', { body: { metadata: { name: 'nulls', annotations: { n: null } }, data: { a: 'x', b: null } } });
+  expect(cm.status).toBe(201);
+  expect(cm.body.data).toEqual({ a: 'x', b: '' });
+  expect(cm.body.metadata.annotations).toEqual({ n: '' });
+  const role = await t.call('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/d/roles', { body: { metadata: { name: 'nulls' }, rules: [{ apiGroups: [null], resources: ['pods'], verbs: ['get'] }] } });
+  expect(role.status).toBe(201);
+  expect(role.body.rules[0].apiGroups).toEqual(['']);
+  expect((await t.call('GET', '/api/v1/namespaces/d/configmaps/nulls')).body.data).toEqual({ a: 'x', b: '' });
+});
