@@ -74,8 +74,9 @@ switch (command) {
     // built, beside the builds still running (mostly one tsc at a time, leaving a core free).
     // Three at once: the server's suite (one Jest worker, waiting on timers and etcd a third of
     // its time) beside the e2e suite (two workers) keeps both cores busy; the e2e suite is the
-    // longest and starts as soon as its build is done.
-    run('pnpm', ['exec', 'turbo', 'run', 'build', 'test', '--concurrency=3', '--output-logs=new-only', '--log-order=grouped', ...rest]);
+    // longest and starts as soon as its build is done. A failing suite does not cancel the others
+    // (they run at the same time): every failure shows in one run, and the run fails.
+    run('pnpm', ['exec', 'turbo', 'run', 'build', 'test', '--concurrency=3', '--continue=dependencies-successful', '--output-logs=new-only', '--log-order=grouped', ...rest]);
     break;
   case 'bench':
     ensureTestDependencies();
