@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Makes a fresh clone runnable with only Node 20 and npm: installs pnpm locally, the
 // workspace's packages and (for tests) etcd, builds, then starts the server or runs the tests.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,24 +59,42 @@ function ensureTestDependencies() {
   apt(['install', '-y', '-qq', 'etcd-server', 'python3-kubernetes', 'prometheus']);
 }
 
+/**
+ * The suites in two lanes at once, once everything is built: the e2e suite (the longest; two
+ * Jest workers, test/jest.config.json) beside every other package's one after another (the
+ * server's is most of that lane: one worker, waiting on timers and etcd a third of its time).
+ * Three workers keep both cores busy. (Tests beside the builds were slower: they starved the
+ * chain of tsc runs the e2e suite waits for.) A failing suite cancels nothing: every failure
+ * shows in one run, and the run fails. With a --filter of the caller's, its suites run in one lane.
+ */
+async function runTests(args) {
+  const turbo = (extra) => new Promise((resolve) => {
+    const child = spawn('pnpm', ['exec', 'turbo', 'run', 'test', '--continue=dependencies-successful', '--output-logs=new-only', '--log-order=grouped', ...extra, ...args], { cwd: root, env, stdio: 'inherit' });
+    child.on('error', () => resolve(1));
+    child.on('exit', (code) => resolve(code ?? 1));
+  });
+  const filtered = args.some((a) => a === '-F' || a.startsWith('--filter'));
+  // --only: the builds just ran; two turbo runs restoring the same build outputs would race.
+  const codes = await Promise.all(filtered ? [turbo(['--concurrency=1'])]
+    : [turbo(['--only', '--filter=@windlass/e2e']), turbo(['--only', '--filter=!@windlass/e2e', '--concurrency=1'])]);
+  const failed = codes.find((c) => c !== 0);
+  if (failed !== undefined) {
+    console.error('windlass: tests failed');
+    process.exit(failed);
+  }
+}
+
 const [command = 'start', ...rest] = process.argv.slice(2).filter((a) => a !== '--verbose-setup');
 ensurePnpm();
 ensureDependencies();
-// `test` builds in the same turbo run as its tests (below).
-if (command !== 'test') build();
+build();
 switch (command) {
   case 'start':
     run('node', [join(root, 'apps', 'apiserver', 'bin', 'windlass.js'), 'start', ...rest]);
     break;
   case 'test':
     ensureTestDependencies();
-    // One graph of builds and tests: a package's tests start once it and what it imports are
-    // built, beside the builds still running (mostly one tsc at a time, leaving a core free).
-    // Three at once: the server's suite (one Jest worker, waiting on timers and etcd a third of
-    // its time) beside the e2e suite (two workers) keeps both cores busy; the e2e suite is the
-    // longest and starts as soon as its build is done. A failing suite does not cancel the others
-    // (they run at the same time): every failure shows in one run, and the run fails.
-    run('pnpm', ['exec', 'turbo', 'run', 'build', 'test', '--concurrency=3', '--continue=dependencies-successful', '--output-logs=new-only', '--log-order=grouped', ...rest]);
+    await runTests(rest);
     break;
   case 'bench':
     ensureTestDependencies();
