@@ -9,6 +9,7 @@ import { isIP } from 'node:net';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { newBadRequest, newNotFound, newServiceUnavailable, newUntypedError } from '@windlass/machinery';
 import type { AdmissionLookup, KubeObject } from '../registry/types.js';
+import { goPathClean } from '../gopath.js';
 
 type Lookup = (group: string, resource: string) => AdmissionLookup | undefined;
 
@@ -266,25 +267,9 @@ export async function serviceProxyLocation(lookup: Lookup, getService: (name: st
 /** net.JoinPreservingTrailingSlash(location.Path, subpath), the proxy's path (path.Join cleans it). */
 export function joinPreservingTrailingSlash(base: string, sub: string): string {
   const joined = [base, sub].filter((e) => e !== '').join('/');
-  let result = joined === '' ? '' : cleanPath(joined);
+  let result = joined === '' ? '' : goPathClean(joined);
   const last = [base, sub].reverse().find((e) => e !== '');
   if (last !== undefined && last.endsWith('/') && !result.endsWith('/')) result += '/';
   return result;
 }
 
-/** Go's path.Clean. */
-function cleanPath(p: string): string {
-  const rooted = p.startsWith('/');
-  const out: string[] = [];
-  for (const seg of p.split('/')) {
-    if (seg === '' || seg === '.') continue;
-    if (seg === '..') {
-      if (out.length > 0 && out[out.length - 1] !== '..') out.pop();
-      else if (!rooted) out.push('..');
-      continue;
-    }
-    out.push(seg);
-  }
-  const s = (rooted ? '/' : '') + out.join('/');
-  return s === '' ? '.' : s;
-}

@@ -8,7 +8,7 @@
  *   reverse proxy, with kube's rewriting transport (X-Forwarded-Uri, Location headers under
  *   the proxy path, CORS headers dropped) and errors (`error trying to reach service: …`, 503).
  */
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { posix } from 'node:path';
 import { failure, goQuote, newBadRequest, newInternalError, newServiceUnavailable, newUntypedError, type StatusError } from '@windlass/machinery';
 import { writeError } from '../respond.js';
@@ -83,16 +83,11 @@ export function streamLog(req: IncomingMessage, res: ServerResponse, l: Location
         return;
       }
       res.writeHead(200, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache, private' });
-      res.flushHeaders();
-      back.pipe(res);
-      res.on('close', () => back.destroy());
+      streamBack(back, res);
       resolve();
     });
-    // A client that goes away ends the kubelet request (kube passes the request's context down).
-    // (The request's own 'close' comes as soon as its empty body is read.)
-    res.on('close', () => {
-      if (!res.writableFinished) out.destroy();
-    });
+    // The response's close, not the request's: that comes as soon as its empty body is read.
+    endWithClient(res, out);
     out.end();
   });
 }
@@ -193,15 +188,24 @@ function reverseProxy(req: IncomingMessage, res: ServerResponse, l: Location, b:
         (outHeaders[name] ??= []).push(value);
       }
       res.writeHead(back.statusCode ?? 502, outHeaders);
-      res.flushHeaders();
-      back.pipe(res);
-      res.on('close', () => back.destroy());
+      streamBack(back, res);
       resolve();
     });
-    res.on('close', () => {
-      if (!res.writableFinished) out.destroy();
-    });
+    endWithClient(res, out);
     req.pipe(out);
   });
 }
 
+/** The backend's answer, its headers written, streamed to the client until either side goes. */
+function streamBack(back: IncomingMessage, res: ServerResponse): void {
+  res.flushHeaders();
+  back.pipe(res);
+  res.on('close', () => back.destroy());
+}
+
+/** A client that goes away ends the backend request (kube passes the request's context down). */
+function endWithClient(res: ServerResponse, out: ClientRequest): void {
+  res.on('close', () => {
+    if (!res.writableFinished) out.destroy();
+  });
+}

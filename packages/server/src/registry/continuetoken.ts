@@ -5,6 +5,7 @@
  * A bad token is refused with the error k8s.io/apiserver/pkg/storage/continue.go gives.
  */
 import { goBase64Decode, goJSONSyntaxError, goJSONType, newBadRequest } from '@windlass/machinery';
+import { goPathClean } from '../gopath.js';
 
 export interface ContinueToken {
   rv: number;
@@ -20,24 +21,6 @@ export function encodeContinue(lastKey: string, keyPrefix: string, rv: number): 
 const invalid = (reason: string) => newBadRequest(`invalid continue token: ${reason}`);
 const genericInvalid = (detail: string) => invalid(`continue key is not valid: ${detail}`);
 
-/** Go's path.Clean. */
-function cleanPath(p: string): string {
-  if (p === '') return '.';
-  const rooted = p.startsWith('/');
-  const out: string[] = [];
-  for (const seg of p.split('/')) {
-    if (seg === '' || seg === '.') continue;
-    if (seg === '..') {
-      if (out.length > 0 && out[out.length - 1] !== '..') out.pop();
-      else if (!rooted) out.push('..');
-      continue;
-    }
-    out.push(seg);
-  }
-  const joined = out.join('/');
-  if (rooted) return `/${joined}`;
-  return joined === '' ? '.' : joined;
-}
 
 const fields: Record<string, { name: 'v' | 'rv' | 'start'; type: 'string' | 'int64' }> = {
   v: { name: 'v', type: 'string' },
@@ -81,7 +64,7 @@ export function decodeContinue(token: string, keyPrefix: string): ContinueToken 
   if (c.start === '') throw invalid('continue key is not valid: encoded start key empty (version meta.k8s.io/v1)');
   // path.Clean keeps a token from reaching above the listed prefix.
   const key = c.start.startsWith('/') ? c.start : `/${c.start}`;
-  const cleaned = cleanPath(key);
+  const cleaned = goPathClean(key);
   if (cleaned !== key) throw genericInvalid(c.start);
   return { rv: c.rv, startKey: keyPrefix + cleaned.slice(1) };
 }
