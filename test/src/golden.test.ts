@@ -27,13 +27,13 @@ const only = '.*';
 interface Answer { code: number; body: unknown }
 interface CaseReport { id: string; passed: boolean; codes: boolean; diff: string[]; got?: Answer[] }
 
-/** The recorded answers by case id, normalized as compare.py writes the replayed ones. */
-const recorded = new Map<string, Answer[]>(
-  readFileSync(join(golden, 'responses.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => {
-    const c = JSON.parse(l) as { id: string; responses: Answer[] };
-    return [c.id, c.responses];
-  }),
-);
+interface Step { method: string; path: string; query?: unknown; body?: { propagationPolicy?: string } }
+
+/** The recorded cases by id: their steps and answers, normalized as compare.py writes the replayed ones. */
+const goldenCases = readFileSync(join(golden, 'responses.jsonl'), 'utf8').split('\n').filter(Boolean)
+  .map((l) => JSON.parse(l) as { id: string; steps: Step[]; responses: Answer[] });
+const recorded = new Map<string, Answer[]>(goldenCases.map((c) => [c.id, c.responses]));
+const recordedSteps = new Map<string, Step[]>(goldenCases.map((c) => [c.id, c.steps]));
 
 /** JSON with keys sorted and managedFields entries in one fixed order. */
 function canonical(v: unknown, key = ''): unknown {
@@ -45,15 +45,47 @@ function canonical(v: unknown, key = ''): unknown {
   return v;
 }
 
+function withoutManagedFields(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutManagedFields);
+  if (v && typeof v === 'object') {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => {
+      if (k !== 'metadata' || !x || typeof x !== 'object') return [k, withoutManagedFields(x)];
+      const { managedFields: _, ...rest } = x as Record<string, unknown>;
+      return [k, withoutManagedFields(rest)];
+    }));
+  }
+  return v;
+}
+
 /**
- * kube sorts managedFields entries by their time in whole seconds: entries written in different
- * steps of a case swap places when the steps straddle a second boundary, as they would on kube.
- * Such a case answers as recorded once the entries' order is set aside.
+ * A GET right after a Foreground DELETE of the same object. kube's recording, made without a
+ * controller-manager, still found the object (200, with its deletionTimestamp and the
+ * foregroundDeletion finalizer). Windlass's garbage collector runs in the server and, the object
+ * having no dependents, removes that finalizer some 10 ms after the DELETE (its debounce): a
+ * client slower than that between the two requests, as on a busy machine, gets kube's 404
+ * NotFound, as it would from a kube-apiserver whose controller-manager runs. Only that answer of
+ * that step is let through; every other step must still answer as recorded.
  */
-function sameUpToEntryOrder(c: CaseReport): boolean {
+function goneAfterForegroundDelete(id: string, i: number, got: Answer): boolean {
+  const steps = recordedSteps.get(id);
+  if (!steps || i === 0) return false;
+  const [del, get] = [steps[i - 1], steps[i]];
+  return get.method === 'GET' && get.query === undefined && del.method === 'DELETE' && del.path === get.path && del.body?.propagationPolicy === 'Foreground'
+    && got.code === 404 && (got.body as { reason?: string } | undefined)?.reason === 'NotFound';
+}
+
+/**
+ * A case that answers as recorded once what timing decides is set aside:
+ * - kube sorts managedFields entries by their time in whole seconds: entries written in different
+ *   steps of a case swap places when the steps straddle a second boundary, as they would on kube;
+ * - a GET racing the garbage collector after a Foreground DELETE (goneAfterForegroundDelete).
+ * `managedFields`: whether the comparison includes them (compare.py's report then has them in `got`).
+ */
+function sameUpToTiming(c: CaseReport, managedFields: boolean): boolean {
   const want = recorded.get(c.id);
   if (!want || !c.got || want.length !== c.got.length) return false;
-  return want.every((r, i) => r.code === c.got![i].code && JSON.stringify(canonical(r.body)) === JSON.stringify(canonical(c.got![i].body)));
+  const body = (b: unknown) => JSON.stringify(canonical(managedFields ? b : withoutManagedFields(b)));
+  return want.every((r, i) => goneAfterForegroundDelete(c.id, i, c.got![i]) || (r.code === c.got![i].code && body(r.body) === body(c.got![i].body)));
 }
 
 interface Reports { withManagedFields: CaseReport[]; withoutManagedFields: CaseReport[] }
@@ -70,9 +102,9 @@ function replay(s: RunningServer): Reports {
   return { withManagedFields: read(withOut), withoutManagedFields: read(withoutOut) };
 }
 
-function check(cases: CaseReport[], known: Record<string, string>): void {
+function check(cases: CaseReport[], known: Record<string, string>, managedFields: boolean): void {
   expect(cases.length).toBeGreaterThan(450);
-  for (const c of cases) if (!c.passed && !(c.id in known) && sameUpToEntryOrder(c)) c.passed = true;
+  for (const c of cases) if (!c.passed && !(c.id in known) && sameUpToTiming(c, managedFields)) c.passed = true;
   const unexpected = cases.filter((c) => !c.passed && !(c.id in known)).map((c) => `${c.id}: ${c.diff.slice(0, 3).join(' | ')}`);
   // A listed case that now passes must leave the list, unless its answer depends on timing ("sometimes: …").
   const stale = cases.filter((c) => c.passed && c.id in known && !known[c.id].startsWith('sometimes: ')).map((c) => c.id);
@@ -100,10 +132,10 @@ describe.each(['embedded', 'etcd'])('golden replay on %s', (backend) => {
   });
 
   test('every case answers as kube-apiserver did, except the listed differences', () => {
-    check(replayed().withoutManagedFields, known);
+    check(replayed().withoutManagedFields, known, false);
   }, 300_000);
 
   test('managedFields too: every write records the field sets kube records', () => {
-    check(replayed().withManagedFields, knownManagedFields);
+    check(replayed().withManagedFields, knownManagedFields, true);
   }, 300_000);
 });
