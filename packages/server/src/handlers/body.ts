@@ -261,6 +261,8 @@ function patchedKindError(obj: KubeObject, def: ResourceDefinition): string | un
   }
   // gvkWithDefaults: what the document leaves out is the hub type's.
   if (kind === '' || (gv.group === '' && gv.version === '')) return undefined;
+  // The resource's own kind and version always decode (a kind defined outside the schema tables too).
+  if (kind === def.kind && gv.group === def.group && (gv.version === '' || gv.version === def.version)) return undefined;
   const version = gv.version === '' && gv.group === def.group ? def.version : gv.version;
   if (!isRegistered(gv.group, version, kind)) return `no kind "${kind}" is registered for version "${gvString}" in scheme "pkg/api/legacyscheme/scheme.go:30"`;
   const target = internalType(def.group, def.kind);
