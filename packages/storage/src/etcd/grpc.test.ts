@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import net from 'node:net';
 import { EtcdStorage } from '../etcd.js';
 import { startEtcd, type EtcdServer } from '../testing/etcd.js';
@@ -153,7 +152,7 @@ test('watch messages are reassembled across HTTP/2 frames and split when several
 test('a member that stops answering (frozen, its connection still open) fails the calls waiting on it once a keepalive ping goes unanswered', async () => {
   const frozen = await startEtcd();
   const client = new EtcdGrpcClient(frozen.endpoints, {}, { intervalMs: 200, timeoutMs: 300 });
-  const pid = Number(execFileSync('pgrep', ['-f', `data-dir ${frozen.dataDir}`], { encoding: 'utf8' }).trim().split('\n')[0]);
+  const pid = frozen.pid;
   try {
     await client.unary('/etcdserverpb.KV/Range', encodeRange({ key: Buffer.from('a') }), decodeRangeResponse);
     process.kill(pid, 'SIGSTOP');

@@ -10,6 +10,8 @@ export interface EtcdServer {
   /** Client URLs to give EtcdStorage / createStorage. */
   endpoints: string[];
   dataDir: string;
+  /** The etcd process, for tests that signal it (SIGSTOP a member). */
+  pid: number;
   /** SIGTERM, SIGKILL after a grace period, then remove the data directory. */
   stop(): Promise<void>;
 }
@@ -95,7 +97,7 @@ async function startOnce(bin: string, dataDir: string, timeoutMs: number, tls?: 
       await stop();
       throw new Error(`etcd (${bin}) failed to start: ${spawnError?.message ?? `exit ${child.exitCode ?? child.signalCode}`}\n${log()}`);
     }
-    if (await healthy(client, tls)) return { endpoints: [client], dataDir, stop };
+    if (await healthy(client, tls)) return { endpoints: [client], dataDir, pid: child.pid!, stop };
     await new Promise((r) => setTimeout(r, 100));
   }
   await stop();
