@@ -3,8 +3,7 @@
 // from has changed since (a package rebuilt without the app).
 //
 // The bundle is one CommonJS script compiled through V8's code cache: Node 20 has no compile
-// cache for ES modules, and parsing the bundle's 6 MB and compiling what start-up runs was
-// ~0.3 s of every start. The cache (dist/bundle/main.cjs.cache) is written once the server
+// cache for ES modules, and compiling the ES module bundle was ~0.2 s of every start. The cache (dist/bundle/main.cjs.cache) is written once the server
 // serves, so it holds every function start-up compiled; the build writes one with a warm-up
 // start, and a start whose cache is missing or rejected (another Node or other V8 flags)
 // writes it again when it can.
