@@ -331,6 +331,9 @@ function pathCases(): Case[] {
     { name: 'OPTIONS on a collection', req: { method: 'OPTIONS', path: cms }, ...notAllowed },
     { name: 'HEAD on an object', req: { method: 'HEAD', path: `${cms}/base` }, code: 405, plain: '' },
     { name: 'list of a review kind', req: get(ssar), ...notAllowed },
+    // kube decodes a custom resource's metadata into ObjectMeta (GetObjectMetaWithOptions).
+    { name: 'custom resource metadata of the wrong type', req: { method: 'POST', path: widgets, body: JSON.stringify({ apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'bad-meta', labels: { a: 1 } } }) },
+      code: 400, reason: 'BadRequest', message: 'Widget in version "v1" cannot be handled as a Widget: json: cannot unmarshal number into Go struct field ObjectMeta.labels of type string' },
     { name: 'an unknown version under /api', req: get('/api/v9/namespaces/mal/configmaps'), ...notFound },
     { name: 'segments after a status subresource', req: get(`${deployments}/web/status/x/y`), ...notFound },
     // kube's 1 MiB of headers (Go's MaxHeaderBytes), not Node's 16 KiB: a 100 KB selector reaches the handler.

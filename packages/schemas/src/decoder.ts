@@ -289,6 +289,24 @@ class Compiler {
 const compilers = new WeakMap<Schemas, Compiler>();
 const decoders = new WeakMap<Schemas, Map<string, ObjectDecoder | null>>();
 
+function compilerFor(schemas: Schemas): Compiler {
+  let compiler = compilers.get(schemas);
+  if (!compiler) compilers.set(schemas, (compiler = new Compiler(schemas)));
+  return compiler;
+}
+
+/**
+ * A custom resource's metadata decoded into ObjectMeta, as kube's CRD handler decodes it
+ * (GetObjectMetaWithOptions): a field of the wrong type is encoding/json's error
+ * (`cannot unmarshal number into Go struct field ObjectMeta.labels of type string`). Only the
+ * errors count: the metadata itself is left as it was.
+ */
+export function checkObjectMeta(schemas: Schemas, metadata: unknown): void {
+  const state: DecodeState = { unknown: [] };
+  compilerFor(schemas).definition('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta').node(structuredClone(metadata), '', 'ObjectMeta', '', state);
+  if (state.typeError) throw state.typeError;
+}
+
 /** The decoder of a kind; undefined for a kind the schemas do not describe (custom resources). */
 export function decoderFor(schemas: Schemas, gvk: GroupVersionKind): ObjectDecoder | undefined {
   let byKind = decoders.get(schemas);
@@ -300,9 +318,7 @@ export function decoderFor(schemas: Schemas, gvk: GroupVersionKind): ObjectDecod
     if (name === undefined) {
       d = null;
     } else {
-      let compiler = compilers.get(schemas);
-      if (!compiler) compilers.set(schemas, (compiler = new Compiler(schemas)));
-      const root = compiler.definition(name);
+      const root = compilerFor(schemas).definition(name);
       d = (obj, unknown) => {
         const state: DecodeState = { unknown };
         root.node(obj, '', gvk.kind, '', state);

@@ -11,6 +11,6 @@ export { buildOpenAPIV2 } from './openapi-v2.js';
 export { buildOpenAPIV3, openAPIV3Index, openAPIV3Hash } from './openapi-v3.js';
 export type { BuiltinResource, BuiltinSubresource } from './resources.js';
 export { builtinResourceTable } from './resources.js';
-export { DecodeError, DecodeTypeError, decoderFor, type ObjectDecoder } from './decoder.js';
+export { checkObjectMeta, DecodeError, DecodeTypeError, decoderFor, type ObjectDecoder } from './decoder.js';
 export { goDecoderFor, goEncoderFor, goRequestEncoderFor, loadGoTypes, type GoEncoder } from './gofill.js';
 export * as structural from './structural/index.js';

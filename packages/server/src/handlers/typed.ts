@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { fieldErr, goMarshalSorted, goSprintValue, mayHaveDuplicateKeys, newBadRequest, newInvalid, parseJSONWithDuplicates } from '@windlass/machinery';
-import { DecodeError, decoderFor, goDecoderFor, loadGoTypes, loadedSchemas, loadSchemas, type ObjectDecoder } from '@windlass/schemas';
+import { checkObjectMeta, DecodeError, decoderFor, goDecoderFor, loadGoTypes, loadedSchemas, loadSchemas, type ObjectDecoder } from '@windlass/schemas';
 import type { KubeObject, ResourceDefinition } from '../registry/types.js';
 import { bodyMediaType } from '../negotiation.js';
 import { bodyStrictErrors } from './body.js';
@@ -22,8 +22,16 @@ type WithDecoder = ResourceDefinition & { [kDecoder]?: ObjectDecoder | null };
 export async function typedDecoder(def: ResourceDefinition): Promise<ObjectDecoder | null> {
   const d = def as WithDecoder;
   if (d[kDecoder] !== undefined) return d[kDecoder];
-  if (def.decoder) return (d[kDecoder] = def.decoder as ObjectDecoder);
+  if (def.decoder && !def.customResource) return (d[kDecoder] = def.decoder as ObjectDecoder);
   const [schemas] = await Promise.all([loadedSchemas() ?? loadSchemas(), loadGoTypes()]);
+  if (def.customResource) {
+    // Unstructured but for its metadata, which kube's CRD handler decodes into ObjectMeta first.
+    const own = def.decoder as ObjectDecoder | undefined;
+    return (d[kDecoder] = (obj, unknown) => {
+      checkObjectMeta(schemas, obj.metadata);
+      own?.(obj, unknown);
+    });
+  }
   const decode = decoderFor(schemas, def) ?? null;
   const prune = goDecoderFor(schemas, def) ?? null;
   return (d[kDecoder] = decode && prune ? (obj, unknown) => (decode(obj, unknown), prune(obj)) : decode);
