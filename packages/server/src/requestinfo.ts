@@ -3,6 +3,7 @@
  * k8s.io/apiserver/pkg/endpoints/request.RequestInfoFactory does.
  */
 import { goQuote, newBadRequest } from '@windlass/machinery';
+import { boolParam } from './registry/queryparams.js';
 
 export interface RequestInfo {
   isResourceRequest: boolean;
@@ -21,12 +22,7 @@ export interface RequestInfo {
 const apiPrefixes = new Set(['api', 'apis']);
 const namespaceSubresources = new Set(['status', 'finalize']);
 
-function isWatchQuery(query: URLSearchParams): boolean {
-  const w = query.get('watch');
-  if (w === null) return false;
-  // kube's query decoding (Convert_Slice_string_To_bool): only "0" and "false" (any case) are false.
-  return w !== '0' && w.toLowerCase() !== 'false';
-}
+const isWatchQuery = (query: URLSearchParams) => boolParam(query, 'watch') === true;
 
 function segments(path: string): string[] {
   const parts = path.split('/');

@@ -54,6 +54,8 @@ export class ConnectHandler {
   readonly sockets = new Set<Duplex>();
   readonly kubelet: KubeletTLS;
 
+  readonly lookup = (group: string, resource: string) => this.host.lookup(group, resource);
+
   constructor(readonly host: ConnectHost) {
     const f = host.kubeletClient ?? {};
     this.kubelet = {
@@ -103,7 +105,7 @@ async function serveLog(s: RequestScope, h: ConnectHandler): Promise<void> {
   const opts = decodePodLogOptions(s.query);
   validatePodLogOptions(s.info.name, opts);
   const pod = await getPod(s, s.info.name);
-  const where = await logLocation((g, r) => h.host.lookup(g, r), pod, opts.container, kubeletLogQuery(opts));
+  const where = await logLocation(h.lookup, pod, opts.container, kubeletLogQuery(opts));
   const location = 'location' in where ? where.location : undefined;
   await streamLog(s.req, s.res, location, kubeletBackend(h.kubelet, opts.insecureSkipTLSVerifyBackend), s.info.name);
 }
@@ -141,12 +143,11 @@ async function ensureCreateAllowed(s: RequestScope, h: ConnectHandler): Promise<
 async function serveStream(s: RequestScope, h: ConnectHandler): Promise<void> {
   const sub = s.info.subresource;
   let location: (pod: Pod) => Promise<Location>;
-  const lookup = (g: string, r: string) => h.host.lookup(g, r);
   if (sub === 'portforward') {
     const ports = decodePortForwardPorts(s.query);
     const admitted = await admitConnect(s, h, { kind: 'PodPortForwardOptions', apiVersion: 'v1', ...(ports.length > 0 ? { ports } : {}) });
     const admittedPorts = Array.isArray(admitted.ports) ? (admitted.ports as number[]) : ports;
-    location = (pod) => streamLocation(lookup, pod, s.info.name, 'portForward', '', kubeletPortForwardQuery(admittedPorts));
+    location = (pod) => streamLocation(h.lookup, pod, s.info.name, 'portForward', '', kubeletPortForwardQuery(admittedPorts));
   } else {
     const kind = sub === 'exec' ? 'PodExecOptions' : 'PodAttachOptions';
     const opts = decodeStreamOptions(s.query, sub === 'exec');
@@ -157,7 +158,7 @@ async function serveStream(s: RequestScope, h: ConnectHandler): Promise<void> {
       container: typeof admitted.container === 'string' ? admitted.container : '',
       command: Array.isArray(admitted.command) ? (admitted.command as string[]) : [],
     };
-    location = (pod) => streamLocation(lookup, pod, s.info.name, sub === 'exec' ? 'exec' : 'attach', o.container, kubeletStreamQuery(o));
+    location = (pod) => streamLocation(h.lookup, pod, s.info.name, sub === 'exec' ? 'exec' : 'attach', o.container, kubeletStreamQuery(o));
   }
   await ensureCreateAllowed(s, h);
   const pod = await getPod(s, s.info.name);
@@ -179,19 +180,19 @@ async function serveProxy(s: RequestScope, h: ConnectHandler): Promise<void> {
   const optionsKind = { pods: 'PodProxyOptions', services: 'ServiceProxyOptions', nodes: 'NodeProxyOptions' }[s.def.resource] ?? 'PodProxyOptions';
   const admitted = await admitConnect(s, h, { kind: optionsKind, apiVersion: 'v1', ...(subpath ? { path: subpath } : {}) });
   const path = typeof admitted.path === 'string' ? admitted.path : subpath;
-  const lookup = (g: string, r: string) => h.host.lookup(g, r);
   let location: Location;
   let backend: BackendTLS = proxyBackend;
   if (s.def.resource === 'pods') {
     location = await podProxyLocation((name) => getPod(s, name), s.info.name);
   } else if (s.def.resource === 'services') {
-    location = await serviceProxyLocation(lookup, async (name) => (await s.store.get(s.info.namespace, name)).object, s.info.namespace, s.info.name);
+    location = await serviceProxyLocation(h.lookup, async (name) => (await s.store.get(s.info.namespace, name)).object, s.info.namespace, s.info.name);
   } else {
-    const node = await nodeProxyLocation(lookup, s.info.name);
+    const node = await nodeProxyLocation(h.lookup, s.info.name);
     location = node.location;
     if (node.kubelet) backend = kubeletBackend(h.kubelet);
   }
   location.path = joinPreservingTrailingSlash(location.path, path);
-  const rawQuery = (s.req.url ?? '').includes('?') ? (s.req.url ?? '').slice((s.req.url ?? '').indexOf('?') + 1) : '';
+  const url = s.req.url ?? '';
+  const rawQuery = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
   await proxyRequest(s.req, s.res, location, backend, { upgradeRequired: false, rewrite: true, requestPath: s.info.path, rawQuery });
 }

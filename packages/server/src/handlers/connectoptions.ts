@@ -5,44 +5,27 @@
  * ValidatePodLogOptions. A parameter that does not convert is a 400 with the converter's Go
  * error (`strconv.ParseInt: parsing "x": invalid syntax`); unknown parameters are ignored.
  */
-import { fieldErr, formatGoTime, goParseTime, newBadRequest, newInvalid, type FieldError } from '@windlass/machinery';
-
-const maxInt64 = (1n << 63n) - 1n;
-const minInt64 = -(1n << 63n);
-
-/** Go's strconv.Quote as strconv's errors print the input (ASCII kept, the rest escaped as JSON does). */
-const strconvQuote = (s: string) => JSON.stringify(s);
-
-/** strconv.ParseInt(s, 10, bits), with its error text. */
-function parseGoInt(s: string, bits: 64 | 32 = 64): bigint {
-  const fn = 'strconv.ParseInt';
-  if (!/^[+-]?[0-9]+$/.test(s)) throw new Error(`${fn}: parsing ${strconvQuote(s)}: invalid syntax`);
-  const v = BigInt(s);
-  const max = bits === 64 ? maxInt64 : (1n << 31n) - 1n;
-  const min = bits === 64 ? minInt64 : -(1n << 31n);
-  if (v > max || v < min) throw new Error(`${fn}: parsing ${strconvQuote(s)}: value out of range`);
-  return v;
-}
+import { fieldErr, formatGoTime, goParseTime, goQuote, newBadRequest, newInvalid, type FieldError } from '@windlass/machinery';
+import { boolParam, goParseInt64 } from '../registry/queryparams.js';
 
 /** strconv.ParseUint(s, 10, 16), as metav1's []int32 converter calls it. */
 function parseGoUint16(s: string): number {
   const fn = 'strconv.ParseUint';
-  if (!/^[0-9]+$/.test(s)) throw new Error(`${fn}: parsing ${strconvQuote(s)}: invalid syntax`);
+  if (!/^[0-9]+$/.test(s)) throw new Error(`${fn}: parsing ${goQuote(s)}: invalid syntax`);
   const v = BigInt(s);
-  if (v > 65535n) throw new Error(`${fn}: parsing ${strconvQuote(s)}: value out of range`);
+  if (v > 65535n) throw new Error(`${fn}: parsing ${goQuote(s)}: value out of range`);
   return Number(v);
 }
 
-/** runtime.Convert_Slice_string_To_bool: absent is false; "0" and "false" (any case) are false; anything else, "" included, is true. */
-function goBool(query: URLSearchParams, key: string): boolean {
-  const v = query.get(key);
-  if (v === null) return false;
-  return !(v === '0' || v.toLowerCase() === 'false');
-}
+/** runtime.Convert_Slice_string_To_bool, absent being false. */
+const goBool = (query: URLSearchParams, key: string): boolean => boolParam(query, key) ?? false;
 
 function goInt64(query: URLSearchParams, key: string): bigint | undefined {
   const v = query.get(key);
-  return v === null ? undefined : parseGoInt(v);
+  if (v === null) return undefined;
+  const n = goParseInt64(v);
+  if (typeof n === 'string') throw new Error(n);
+  return n;
 }
 
 /** Runs a decoder, turning a converter's error into kube's 400 (getRequestOptions wraps it in NewBadRequest). */

@@ -2,7 +2,8 @@
  * Query parameters read as kube's parameter codec converts url.Values into options structs
  * (k8s.io/apimachinery/pkg/runtime/conversion.go): integers with strconv.ParseInt and its
  * errors (`strconv.ParseInt: parsing "abc": invalid syntax`, 400 in the handlers), booleans
- * leniently (only `0`, `f` and `false`, in any case, are false; nothing is an error).
+ * leniently (Convert_Slice_string_To_bool: only `0` and `false`, in any case, are false; nothing
+ * is an error).
  */
 import { goQuote, newBadRequest } from '@windlass/machinery';
 
@@ -29,10 +30,9 @@ export function int64Param(query: URLSearchParams, name: string): number | undef
   return Number(n);
 }
 
-/** A boolean query parameter: undefined when absent, else everything but 0/f/false is true. */
+/** A boolean query parameter: undefined when absent, else everything but 0 and false (any case) is true. */
 export function boolParam(query: URLSearchParams, name: string): boolean | undefined {
   const v = query.get(name);
   if (v === null) return undefined;
-  const lower = v.toLowerCase();
-  return !(v === '0' || lower === 'f' || lower === 'false');
+  return !(v === '0' || v.toLowerCase() === 'false');
 }
