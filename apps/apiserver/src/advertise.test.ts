@@ -3,17 +3,9 @@
  * address a replica lists in the `kubernetes` Endpoints when the flag is not given.
  */
 import type { NetworkInterfaceInfo } from 'node:os';
-import { FlagError, advertiseAddress, parseFlags, usage } from './flags.js';
+import { advertiseAddress, parseFlags, usage } from './flags.js';
+import { flagError } from './flagtesting.js';
 
-function flagError(argv: string[]): string {
-  try {
-    parseFlags(argv);
-  } catch (err) {
-    expect(err).toBeInstanceOf(FlagError);
-    return (err as Error).message;
-  }
-  throw new Error(`parseFlags(${JSON.stringify(argv)}) did not throw`);
-}
 
 const nic = (address: string, family: 'IPv4' | 'IPv6', internal = false) => ({ address, family, internal, netmask: '', mac: '', cidr: null }) as NetworkInterfaceInfo;
 const host = { lo: [nic('127.0.0.1', 'IPv4', true), nic('::1', 'IPv6', true)], eth0: [nic('fe80::1', 'IPv6'), nic('192.168.7.20', 'IPv4')], eth1: [nic('10.9.0.4', 'IPv4')] };

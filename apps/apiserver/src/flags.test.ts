@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { FEATURE_GATES, FlagError, defaultServerOptions, defaultWorkers, maxWorkers, parseFlags, usage, type ServerOptions } from './flags.js';
+import { FEATURE_GATES, defaultServerOptions, defaultWorkers, maxWorkers, parseFlags, usage, type ServerOptions } from './flags.js';
+import { flagError } from './flagtesting.js';
 
 function start(...args: string[]): ServerOptions {
   const parsed = parseFlags(['start', ...args]);
@@ -7,16 +8,6 @@ function start(...args: string[]): ServerOptions {
   return parsed.options;
 }
 
-/** The FlagError message parseFlags throws for argv. */
-function flagError(argv: string[]): string {
-  try {
-    parseFlags(argv);
-  } catch (err) {
-    expect(err).toBeInstanceOf(FlagError);
-    return (err as Error).message;
-  }
-  throw new Error(`parseFlags(${JSON.stringify(argv)}) did not throw`);
-}
 
 describe('commands', () => {
   it.each<[string[], string]>([
