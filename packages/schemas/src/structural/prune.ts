@@ -64,46 +64,75 @@ function pruneValue(v: unknown, s: StructuralSchema, path: string, unknown: stri
   if (isObject(v)) pruneObject(v, s, path, s['x-kubernetes-embedded-resource'] === true, unknown);
 }
 
-/**
- * kube's PruneNonNullableNullsWithoutDefaults: a null in a field that is neither nullable nor
- * has a default is dropped (a defaulted one is defaulted afterwards).
- */
-export function pruneNulls(x: unknown, s: StructuralSchema | undefined): void {
-  if (!s) return;
-  if (Array.isArray(x)) {
-    if (s.items) for (const item of x) pruneNulls(item, s.items);
-    return;
-  }
-  if (!isObject(x)) return;
-  for (const key of Object.keys(x)) {
-    const prop = s.properties?.[key] ?? (isObject(s.additionalProperties) ? s.additionalProperties : undefined);
-    if (!prop) continue;
-    if (x[key] === null) {
-      if (!prop.nullable && prop.default === undefined && s.properties?.[key]) delete x[key];
-      continue;
-    }
-    pruneNulls(x[key], prop);
-  }
+/** A null where the schema takes none: kube's isNonNullableNull. */
+const nonNullableNull = (v: unknown, s: StructuralSchema | undefined) => v === null && s !== undefined && !s.nullable;
+
+/** The schema of a field: its property, else additionalProperties (kube's getSchemaForField). */
+function fieldSchema(key: string, s: StructuralSchema | undefined): StructuralSchema | undefined {
+  const prop = s?.properties?.[key];
+  if (prop) return prop;
+  return isObject(s?.additionalProperties) ? s.additionalProperties : undefined;
 }
 
 /**
- * kube's structuraldefaulting.Default: a missing field (or a null one that is not nullable)
- * with a `default` gets a copy of it, then every value is walked, list items and map values
- * included.
+ * kube's PruneNonNullableNullsWithoutDefaults: a null in a field (a property or a map value)
+ * that is neither nullable nor has a default is dropped; a defaulted one is defaulted afterwards.
+ * Returns whether anything was dropped.
  */
-export function applyDefaults(x: unknown, s: StructuralSchema | undefined): void {
-  if (!s) return;
+export function pruneNulls(x: unknown, s: StructuralSchema | undefined): boolean {
+  let changed = false;
   if (Array.isArray(x)) {
-    if (s.items) for (const item of x) applyDefaults(item, s.items);
-    return;
+    for (const item of x) changed = pruneNulls(item, s?.items) || changed;
+    return changed;
   }
-  if (!isObject(x)) return;
-  for (const [key, prop] of Object.entries(s.properties ?? {})) {
-    if (prop.default === undefined) continue;
-    if (!(key in x) || (x[key] === null && !prop.nullable)) x[key] = structuredClone(prop.default);
-  }
+  if (!isObject(x)) return false;
   for (const key of Object.keys(x)) {
-    const prop = s.properties?.[key] ?? (isObject(s.additionalProperties) ? s.additionalProperties : undefined);
-    if (prop) applyDefaults(x[key], prop);
+    const prop = fieldSchema(key, s);
+    if (nonNullableNull(x[key], prop) && prop!.default === undefined) {
+      delete x[key];
+      changed = true;
+    } else changed = pruneNulls(x[key], prop) || changed;
   }
+  return changed;
+}
+
+/**
+ * kube's structuraldefaulting.Default: a missing property, or a null one that is not nullable,
+ * gets a copy of its `default`; so does a non-nullable null map value or list item; then every
+ * value is walked. Returns whether a default was set.
+ */
+export function applyDefaults(x: unknown, s: StructuralSchema | undefined): boolean {
+  if (!s) return false;
+  let changed = false;
+  const fill = (v: unknown, prop: StructuralSchema | undefined, set: (d: unknown) => void) => {
+    if (!nonNullableNull(v, prop) || prop!.default === undefined || prop!.default === null) return;
+    set(structuredClone(prop!.default));
+    changed = true;
+  };
+  if (Array.isArray(x)) {
+    for (let i = 0; i < x.length; i++) {
+      fill(x[i], s.items, (d) => (x[i] = d));
+      changed = applyDefaults(x[i], s.items) || changed;
+    }
+    return changed;
+  }
+  if (!isObject(x)) return false;
+  for (const [key, prop] of Object.entries(s.properties ?? {})) {
+    if (prop.default === undefined || prop.default === null) continue;
+    if (!(key in x) || nonNullableNull(x[key], prop)) {
+      x[key] = structuredClone(prop.default);
+      changed = true;
+    }
+  }
+  const additional = isObject(s.additionalProperties) ? s.additionalProperties : undefined;
+  for (const key of Object.keys(x)) {
+    const prop = s.properties?.[key];
+    if (prop) {
+      changed = applyDefaults(x[key], prop) || changed;
+    } else if (additional) {
+      fill(x[key], additional, (d) => (x[key] = d));
+      changed = applyDefaults(x[key], additional) || changed;
+    }
+  }
+  return changed;
 }

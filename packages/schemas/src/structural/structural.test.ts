@@ -63,6 +63,25 @@ test('nulls of non-nullable fields without defaults are dropped, defaulted ones 
   expect(obj.spec).toEqual({ image: 'x', note: null, replicas: 1, size: 'medium', port: 8080, ports: [{ name: 'a', protocol: 'TCP' }] });
 });
 
+test('map values and list items: a non-nullable null is dropped, or defaulted when the value schema has a default; walkers report a change', () => {
+  const s: StructuralSchema = {
+    type: 'object',
+    properties: {
+      plain: { type: 'object', additionalProperties: { type: 'string' } },
+      withDefault: { type: 'object', additionalProperties: { type: 'string', default: 'd' } },
+      nullableValues: { type: 'object', additionalProperties: { type: 'string', nullable: true } },
+      items: { type: 'array', items: { type: 'object', default: { x: 1 }, properties: { x: { type: 'integer' } } } },
+    },
+  };
+  const obj: Record<string, unknown> = { plain: { a: null, b: 'b' }, withDefault: { a: null }, nullableValues: { a: null }, items: [null, { x: 2 }] };
+  expect(pruneNulls(obj, s)).toBe(true);
+  expect(applyDefaults(obj, s)).toBe(true);
+  expect(obj).toEqual({ plain: { b: 'b' }, withDefault: { a: 'd' }, nullableValues: { a: null }, items: [{ x: 1 }, { x: 2 }] });
+  // A second pass finds nothing left to do.
+  expect(pruneNulls(obj, s)).toBe(false);
+  expect(applyDefaults(obj, s)).toBe(false);
+});
+
 const messages = (obj: Record<string, unknown>) => validateCustomResource(obj, schema).map((e) => `${e.field}: ${e.detail}`).sort();
 
 test('validation answers kube field paths and messages', () => {
