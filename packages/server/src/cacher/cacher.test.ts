@@ -1,6 +1,6 @@
 import { EmbeddedStorage } from '@windlass/storage';
 import { Cacher, defaultCacherOptions } from './cacher.js';
-import type { CachedObject } from './cachedobject.js';
+import { CachedObject } from './cachedobject.js';
 import type { WatchOutput } from './cachewatcher.js';
 import { serializationStats } from './stats.js';
 
@@ -95,6 +95,33 @@ test('a paged list\'s snapshot keeps answering for its revision after later even
   cacher.compacted(r3 + 1);
   expect(cacher.cache.snapshotAt(r3)).toBeUndefined();
   expect(cacher.watch(filter, client().out, { initial: false, fromRevision: r3 }, false)).toBeNull();
+  cacher.stop();
+  await storage.close();
+});
+
+test("a write whose own event came first is answered with the cache's object and leaves no second copy behind", async () => {
+  const storage = new EmbeddedStorage({ path: ':memory:' });
+  const cacher = new Cacher(prefix, storage);
+  await cacher.whenReady();
+  const key = `${prefix}ns/a`;
+  const stored = value('a', '1');
+  const rev = (await storage.create(key, stored)).modRevision;
+  await settle(cacher, storage);
+  const inCache = cacher.cache.tree.get(key)!;
+  expect(cacher.appliedWrite(key, rev)).toBe(inCache);
+  expect(cacher.appliedWrite(key, rev - 1)).toBeUndefined();
+  // The write's answer arrives after its event: nothing is kept for an event that will not come.
+  const recent = (cacher as unknown as { recent: Map<string, CachedObject> }).recent;
+  cacher.wrote(CachedObject.fromStored(key, rev, stored, cacher.attrsOf));
+  expect(recent.size).toBe(0);
+  // A write ahead of its event is kept, and its event takes that object rather than decoding another.
+  const next = value('a', '2');
+  const rev2 = (await storage.update(key, next, rev)).modRevision;
+  const own = CachedObject.fromStored(key, rev2, next, cacher.attrsOf);
+  cacher.wrote(own);
+  await settle(cacher, storage);
+  expect(cacher.cache.tree.get(key)).toBe(own);
+  expect(recent.size).toBe(0);
   cacher.stop();
   await storage.close();
 });

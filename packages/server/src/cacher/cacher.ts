@@ -137,11 +137,24 @@ export class Cacher implements RegistryWatchTarget {
   }
 
   /**
+   * The cache's object for `key` when it is the one stored at `revision`: on etcd a write's
+   * own event often arrives before the write's answer, and the write then answers with the
+   * object its event made rather than encoding a second copy.
+   */
+  appliedWrite(key: string, revision: number): CachedObject | undefined {
+    if (!this.isLive) return undefined;
+    const obj = this.cache.tree.get(key);
+    return obj?.revision === revision ? obj : undefined;
+  }
+
+  /**
    * The object a write of this replica stored at `cached.revision`: its event then reuses it
    * instead of decoding the stored bytes. Bounded, since an event may never come (a restart).
+   * Not kept once the cache is past that revision: its event came first and will not come
+   * again, and the entry would pin a second copy of the object until the map is cleared.
    */
   wrote(cached: CachedObject): void {
-    if (!this.isLive) return;
+    if (!this.isLive || this.cache.resourceVersion >= cached.revision) return;
     if (this.recent.size >= maxRecentWrites) this.recent.clear();
     this.recent.set(cached.key, cached);
   }

@@ -249,6 +249,8 @@ export class Store {
    * share its one decoding and its one serialization.
    */
   private written(key: string, revision: number, obj: KubeObject, stored: Buffer): CachedObject {
+    const applied = this.cacher?.appliedWrite(key, revision);
+    if (applied) return applied;
     delete obj.metadata.resourceVersion;
     const cached = CachedObject.fromStored(key, revision, stored, this.attrsOf, obj);
     this.cacher?.wrote(cached);
