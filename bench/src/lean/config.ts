@@ -49,9 +49,8 @@ export const config = {
   listPage: num('BENCH_LIST_PAGE', 500, 100),
   /** Object counts after which the server's RSS is read. */
   memoryCounts: list('BENCH_MEM_COUNTS', '10000,50000', '500,1000').map(Number),
-  memorySettleMs: num('BENCH_MEM_SETTLE', 3, 0.3) * 1000,
-  /** Objects created and deleted before the warm "before" reading. */
-  memoryWarmup: num('BENCH_MEM_WARMUP', 10_000, 500),
+  /** Seconds idle before each RSS reading (its lowest reading over them): V8 gives memory back after ~30 s. */
+  memorySettleMs: num('BENCH_MEM_SETTLE', 40, 3) * 1000,
   /** Watcher counts of the fan-out rows, writes per second and writes per row. */
   fanoutWatchers: list('BENCH_FANOUT_WATCHERS', '100,1000', '20,100').map(Number),
   fanoutRate: num('BENCH_FANOUT_RATE', 20, 20),

@@ -6,8 +6,6 @@
  *   create   POST `path` with `template`, a fresh name each time, expects `expect` (201)
  *   contend  GET `path`, change its data, PUT it with the resourceVersion it read; on 409 read
  *            and try again. One operation = one successful update (latency includes its retries).
- *   churn    create as `create` does, then DELETE that object: the write path's allocations
- *            without an object left behind (the memory rows' warm-up).
  */
 import type https from 'node:https';
 import { performance } from 'node:perf_hooks';
@@ -15,7 +13,7 @@ import { childMain } from './ipc.js';
 import { agentFor, Recorder, send, sleep, type Latency, type Target } from './http.js';
 import { fill, objectName } from './objects.js';
 
-export type LoadMode = 'get' | 'create' | 'contend' | 'churn';
+export type LoadMode = 'get' | 'create' | 'contend';
 
 export interface LoadSpec {
   target: Target;
@@ -94,15 +92,8 @@ class Run {
         if (await this.update(id, i)) this.rec.add(performance.now() - t);
         continue;
       }
-      const name = objectName(this.names, i);
-      const r = mode === 'get' ? await this.req('GET', path) : await this.req('POST', path, fill(this.spec.template!, name));
+      const r = mode === 'get' ? await this.req('GET', path) : await this.req('POST', path, fill(this.spec.template!, objectName(this.names, i)));
       if (!r) continue;
-      if (mode === 'churn' && r.status === 201) {
-        const d = await this.req('DELETE', `${path}/${name}`);
-        if (d?.status !== 200) this.fail(`churn DELETE → HTTP ${d?.status}`);
-        else this.rec.add(performance.now() - t);
-        continue;
-      }
       if (r.status === (expect ?? (mode === 'get' ? 200 : 201))) this.rec.add(performance.now() - t);
       else this.fail(`${mode} → HTTP ${r.status} ${r.body.toString('utf8', 0, 200)}`);
     }

@@ -4,12 +4,9 @@
  *    resourceVersion), resourceVersion=0 and paged by BENCH_LIST_PAGE, one at a time: time per list.
  *  - memory: the server's RSS (process and workers) before and after it holds each of
  *    BENCH_MEM_COUNTS objects (created through the API, then idle BENCH_MEM_SETTLE s), per
- *    object, next to the JSON size of one object as the server returns it. "Before" is read
- *    twice: cold (after 20 creates) and warm, after BENCH_MEM_WARMUP objects were created and
- *    deleted by as many clients as the counted creates use. A burst of writes grows V8's young
- *    generation to its maximum (32 MB) and leaves old-space and malloc pages that the
- *    allocators keep; that happens once per process whatever it holds, so the warm reading
- *    keeps it out of the per-object figure. Both figures are reported.
+ *    object, next to the JSON size of one object as the server returns it. Each reading is
+ *    taken once the server has been idle long enough for V8 to give back what the burst of
+ *    creates used (settledRss); the reading right after the burst is reported beside it.
  */
 import { config, want } from '../config.js';
 import { load, log, withServer, type Row, type RunCtx } from '../harness.js';
@@ -22,13 +19,13 @@ import type { Meters } from '../proc.js';
 const SEED_CLIENTS = 64;
 
 /** Creates `count` ConfigMaps named objectName(prefix, i) through the API; creates/s. */
-async function seed(target: Target, meters: Meters, prefix: string, count: number, mode: 'create' | 'churn' = 'create'): Promise<number> {
+async function seed(target: Target, meters: Meters, prefix: string, count: number): Promise<number> {
   if (count <= 0) return 0;
   const w = await load(
-    { target, mode, clients: SEED_CLIENTS, path: CM_PATH, template: configMapTemplate(config.objectBytes), namePrefix: prefix, expect: 201, windowName: 'seed', durationMs: 0, warmupMs: 0, count },
+    { target, mode: 'create', clients: SEED_CLIENTS, path: CM_PATH, template: configMapTemplate(config.objectBytes), namePrefix: prefix, expect: 201, windowName: 'seed', durationMs: 0, warmupMs: 0, count },
     meters,
   );
-  if (w.result.ops !== count) throw new Error(`seeding (${mode}): ${w.result.ops} of ${count} succeeded (${w.result.firstError})`);
+  if (w.result.ops !== count) throw new Error(`seeding: ${w.result.ops} of ${count} creates succeeded (${w.result.firstError})`);
   return w.result.ops / w.result.seconds;
 }
 
@@ -50,44 +47,66 @@ async function listRows(ctx: RunCtx, backend: string): Promise<void> {
   });
 }
 
-async function settledRss(rss: () => number): Promise<number> {
-  await sleep(config.memorySettleMs);
-  // The lowest of a few readings: a collection may be in progress at any one of them.
-  let min = Infinity;
-  for (let i = 0; i < 5; i++) {
-    min = Math.min(min, rss());
-    await sleep(config.memorySettleMs / 10);
+/**
+ * RSS once the server has been idle: the lowest reading over BENCH_MEM_SETTLE seconds. A burst
+ * of writes grows V8's young generation to its maximum and leaves old-space pages committed;
+ * V8's memory reducer gives them back ~30 s after allocation stops (measured: 228 → 178 MB at
+ * 30k ConfigMaps, 32 s after the last create), so a shorter wait measures the burst, not what
+ * holding the objects costs. The reading 3 s after the burst is kept beside it.
+ */
+async function settledRss(rss: () => number): Promise<{ soon: number; settled: number }> {
+  await sleep(Math.min(3000, config.memorySettleMs));
+  const soon = rss();
+  let settled = soon;
+  const until = Date.now() + config.memorySettleMs - 3000;
+  while (Date.now() < until) {
+    await sleep(1000);
+    settled = Math.min(settled, rss());
   }
-  return min;
+  return { soon, settled };
 }
+
+/** The Node runtime's own figures from the server's /metrics (prom-client's nodejs_* gauges), in bytes. */
+async function runtimeMemory(agent: ReturnType<typeof agentFor>, target: Target): Promise<Record<string, number>> {
+  const r = await send(agent, target, 'GET', '/metrics', undefined, 'application/json', 'text/plain');
+  expectStatus('GET /metrics', r, 200);
+  const text = r.body.toString('utf8');
+  const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return { heapUsed: gauge('nodejs_heap_size_used_bytes'), heapTotal: gauge('nodejs_heap_size_total_bytes'), external: gauge('nodejs_external_memory_bytes') };
+}
+
+const mbText = (m: Record<string, number>) => Object.entries(m).map(([k, v]) => `${k} ${(v / 1048576).toFixed(1)} MB`).join(', ');
 
 async function memoryRows(ctx: RunCtx, backend: string): Promise<void> {
   const counts = [...config.memoryCounts].sort((a, b) => a - b);
-  log(`windlass ${backend}: memory at ${counts.join(', ')} objects`);
+  log(`windlass ${backend}: memory at ${counts.join(', ')} objects (each reading after ${config.memorySettleMs / 1000} s idle)`);
   await withServer({ root: config.serverRoot, label: 'windlass', backend }, async ({ server, meters }) => {
     const agent = agentFor(server.target, 1);
     // A few requests first, so lazily built state (handlers, TLS, JIT) is in the "before" reading.
     await seed(server.target, meters, 'mw-', 20);
-    const cold = await settledRss(() => server.rss());
-    await seed(server.target, meters, 'mc-', config.memoryWarmup, 'churn');
     const before = await settledRss(() => server.rss());
+    log(`  before: RSS ${(before.settled / 1048576).toFixed(1)} MB; ${mbText(await runtimeMemory(agent, server.target))}`);
     let have = 0;
-    let prev = { count: 0, rss: before };
+    let prev = { count: 0, rss: before.settled };
     for (const count of counts) {
       const rate = await seed(server.target, meters, `m${count}-`, count - have);
       have = count;
       const got = await send(agent, server.target, 'GET', `${CM_PATH}/${objectName(`m${count}-`, 0)}`);
       expectStatus('GET', got, 200);
-      const rss = await settledRss(() => server.rss());
-      const perObject = (rss - before) / count;
-      const marginal = (rss - prev.rss) / (count - prev.count);
+      const after = await settledRss(() => server.rss());
+      const runtime = await runtimeMemory(agent, server.target);
+      log(`  ${count} objects: RSS ${(after.settled / 1048576).toFixed(1)} MB (${(after.soon / 1048576).toFixed(1)} MB 3 s after the creates); ${mbText(runtime)}`);
       const row: Row = {
         section: 'memory', backend, server: 'windlass', op: `${count} objects cached`, clients: SEED_CLIENTS, client: 'node',
         ops: count, seconds: 0, opsPerSec: NaN, p50: NaN, p99: NaN, cpuPerOp: NaN, errors: 0,
-        extra: { rssCold: cold, rssBefore: before, rssAfter: rss, bytesPerObject: perObject, bytesPerObjectFromCold: (rss - cold) / count, marginalBytesPerObject: marginal, jsonBytes: got.body.length, seedCreatesPerSec: rate },
+        extra: {
+          rssBefore: before.settled, rssAfter: after.settled, rssSoonAfter: after.soon,
+          bytesPerObject: (after.settled - before.settled) / count, bytesPerObjectSoon: (after.soon - before.settled) / count,
+          marginalBytesPerObject: (after.settled - prev.rss) / (count - prev.count), jsonBytes: got.body.length, seedCreatesPerSec: rate, runtime,
+        },
       };
       ctx.rows.push(row);
-      prev = { count, rss };
+      prev = { count, rss: after.settled };
     }
     agent.destroy();
   });
