@@ -96,6 +96,14 @@ export function pruneNulls(x: unknown, s: StructuralSchema | undefined): boolean
   return changed;
 }
 
+/** Whether any value the defaulting walk reaches (properties, map values, list items) has a `default`. */
+export function hasDefaults(s: StructuralSchema | undefined): boolean {
+  if (!s) return false;
+  if (s.default !== undefined && s.default !== null) return true;
+  if (Object.values(s.properties ?? {}).some(hasDefaults)) return true;
+  return hasDefaults(s.items) || (isObject(s.additionalProperties) && hasDefaults(s.additionalProperties));
+}
+
 /**
  * kube's structuraldefaulting.Default: a missing property, or a null one that is not nullable,
  * gets a copy of its `default`; so does a non-nullable null map value or list item; then every

@@ -2,7 +2,7 @@
  * The structural schema walkers against kube's behaviour: what pruning drops and names, what
  * defaulting fills, and the field errors (paths, types and messages) kube's validator answers.
  */
-import { applyDefaults, prune, pruneNulls } from './prune.js';
+import { applyDefaults, hasDefaults, prune, pruneNulls } from './prune.js';
 import { blockingRulesError, hasValidationRules, validateCustomResource, validateCustomResourceStatus } from './validate.js';
 import type { StructuralSchema } from './schema.js';
 
@@ -80,6 +80,11 @@ test('map values and list items: a non-nullable null is dropped, or defaulted wh
   // A second pass finds nothing left to do.
   expect(pruneNulls(obj, s)).toBe(false);
   expect(applyDefaults(obj, s)).toBe(false);
+  // Whether a schema defaults anything at all (objects read from storage are walked only then).
+  expect(hasDefaults(s)).toBe(true);
+  expect(hasDefaults({ type: 'object', properties: { m: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string', default: 'x' } } } } })).toBe(true);
+  expect(hasDefaults({ type: 'object', properties: { a: { type: 'string' }, m: { type: 'object', additionalProperties: { type: 'string' } } } })).toBe(false);
+  expect(hasDefaults(undefined)).toBe(false);
 });
 
 const messages = (obj: Record<string, unknown>) => validateCustomResource(obj, schema).map((e) => `${e.field}: ${e.detail}`).sort();

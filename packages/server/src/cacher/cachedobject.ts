@@ -18,7 +18,10 @@ export interface ObjectAttrs {
   fields: Readonly<Record<string, string | undefined>>;
 }
 
-export type AttrsFunc = (obj: KubeObject) => ObjectAttrs;
+export type AttrsFunc = ((obj: KubeObject) => ObjectAttrs) & {
+  /** Applied to every object decoded from the store before its attributes are read (ResourceDefinition.readDefaults). */
+  readonly readDefaults?: (obj: KubeObject) => boolean;
+};
 
 const noLabels: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -59,6 +62,8 @@ export class CachedObject {
     /** Where the spliced resourceVersion field sits, to recover the stored bytes; -1 when encoded whole. */
     private readonly rvStart: number,
     private readonly rvLength: number,
+    /** The stored bytes, kept only when the object is not them (defaulted on read). */
+    private readonly stored?: Buffer,
   ) {
     serializationStats.objects++;
   }
@@ -69,6 +74,9 @@ export class CachedObject {
    */
   static fromStored(key: string, revision: number, stored: Buffer, attrsOf: AttrsFunc, decoded?: KubeObject): CachedObject {
     const obj = decoded ?? decodeStored(stored);
+    // Bytes written before a default the schema has now: the cache holds the defaulted object,
+    // and a write starting from it still compares against what the store holds.
+    if (!decoded && attrsOf.readDefaults?.(obj)) return CachedObject.encoded(key, revision, obj, attrsOf(obj), stored);
     const attrs = attrsOf(obj);
     const at = metadataStart(stored, obj);
     if (at < 0) return CachedObject.encoded(key, revision, obj, attrs);
@@ -83,10 +91,10 @@ export class CachedObject {
     return CachedObject.encoded(key, revision, obj, attrsOf(obj));
   }
 
-  private static encoded(key: string, revision: number, obj: KubeObject, attrs: ObjectAttrs): CachedObject {
+  private static encoded(key: string, revision: number, obj: KubeObject, attrs: ObjectAttrs, stored?: Buffer): CachedObject {
     if (revision > 0) obj.metadata.resourceVersion = String(revision);
     const { bytes, restStart } = encodeKindFirst(obj);
-    return new CachedObject(key, revision, ownBuffer([bytes]), restStart, attrs, -1, 0);
+    return new CachedObject(key, revision, ownBuffer([bytes]), restStart, attrs, -1, 0, stored && ownBuffer([stored]));
   }
 
   /** A private decoded copy of the object: callers may change it. */
@@ -101,6 +109,7 @@ export class CachedObject {
 
   /** The stored form: what the store holds for this revision (a write compares against it). */
   storedBytes(): Buffer {
+    if (this.stored) return this.stored;
     if (this.rvStart < 0) {
       const obj = this.object;
       delete obj.metadata.resourceVersion;

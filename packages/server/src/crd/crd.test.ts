@@ -226,6 +226,38 @@ describeBackends('custom resources', (ctx) => {
     await until(async () => ((await t.call('GET', `/apis/${group}/v1beta1/namespaces/default/widgets`)).status === 404 ? true : undefined));
   });
 
+  test('a default added to the schema shows on every read of objects written before it, without a write; an update persists it', async () => {
+    await t.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: widgetCRD() });
+    await established(t, `widgets.${group}`);
+    const created = (await t.call('POST', widgets, { body: widget('a', { image: 'x' }) })).body;
+    const key = `${ctx.prefix}registry/${group}/widgets/default/a`;
+    const storedSpec = async () => JSON.parse((await ctx.storage.get(key))!.value.toString()).spec;
+    const crd = (await t.call('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${group}`)).body;
+    crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size.default = 's';
+    expect((await t.call('PUT', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${group}`, { body: crd })).status).toBe(200);
+    // kube's storage codec defaults what it decodes: GET, list and watch show the default at the same resourceVersion.
+    const read = await until(async () => {
+      const r = (await t.call('GET', `${widgets}/a`)).body;
+      return r.spec?.size === 's' ? r : undefined;
+    });
+    expect(read.spec).toEqual({ image: 'x', replicas: 1, size: 's' });
+    expect(read.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+    expect((await t.call('GET', widgets)).body.items[0].spec).toEqual({ image: 'x', replicas: 1, size: 's' });
+    const watch = openWatch(t.base, `${widgets}?watch=1&resourceVersion=0`);
+    const [first] = await watch.waitFor(1);
+    await watch.close();
+    expect(first).toMatchObject({ type: 'ADDED', object: { spec: { size: 's' }, metadata: { resourceVersion: created.metadata.resourceVersion } } });
+    // Not written back: the store still holds the object as it was written…
+    expect(await storedSpec()).toEqual({ image: 'x', replicas: 1 });
+    // …until an update, even one that changes nothing the client sees (kube compares with the stored bytes).
+    const put = await t.call('PUT', `${widgets}/a`, { body: read });
+    expect(put.status).toBe(200);
+    expect(put.body.metadata.resourceVersion).not.toBe(created.metadata.resourceVersion);
+    // The update started from the defaulted object: nothing in spec changed, so neither did generation.
+    expect(put.body.metadata.generation).toBe(created.metadata.generation);
+    expect(await storedSpec()).toEqual({ image: 'x', replicas: 1, size: 's' });
+  });
+
   test('x-kubernetes-validations: CEL rules with messages, messageExpression, reason, fieldPath and transition rules', async () => {
     const crd = widgetCRD();
     const spec = crd.spec.versions[0].schema!.openAPIV3Schema.properties.spec as Record<string, unknown>;

@@ -6,7 +6,7 @@
 import { newBadRequest, type FieldSelector, type LabelSelector } from '@windlass/machinery';
 import { defaultAttrs, type AttrsFunc, type ObjectAttrs } from '../cacher/cachedobject.js';
 import { fieldLabelConversion } from './fieldlabels.js';
-import type { ResourceDefinition } from './types.js';
+import type { KubeObject, ResourceDefinition } from './types.js';
 
 export interface ObjectMatcher {
   /** No selector: every object matches (and remainingItemCount may be reported). */
@@ -16,6 +16,11 @@ export interface ObjectMatcher {
 
 /** The labels and selectable fields of the kind's objects (kube's GetAttrs), kept by the watch cache. */
 export function objectAttrs(def: ResourceDefinition): AttrsFunc {
+  const attrs = selectorAttrs(def);
+  return def.readDefaults ? Object.assign((obj: KubeObject) => attrs(obj), { readDefaults: def.readDefaults }) : attrs;
+}
+
+function selectorAttrs(def: ResourceDefinition): AttrsFunc {
   const extra = def.cachedSelectableFields ?? def.selectableFields;
   if (!extra) return defaultAttrs;
   const names = Object.keys(extra);

@@ -360,11 +360,11 @@ export class Store {
     if (!fromCache) kv = await this.storage.get(key);
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
       if (!kv) throw newNotFound(this.gr, name);
-      const current = decodeKeyValue(kv);
+      const current = this.decodeCurrent(kv);
       let next: KubeObject;
       let finish = finishNothing;
       try {
-        const desired = await tryUpdate(await this.fromStorageAsync(decodeKeyValue(kv)));
+        const desired = await tryUpdate(await this.fromStorageAsync(this.decodeCurrent(kv)));
         if (opts.raw) next = desired;
         else ({ obj: next, finish } = await this.prepareUpdate(desired, current, opts));
       } catch (err) {
@@ -428,6 +428,13 @@ export class Store {
       }
     }
     throw newConflict(this.gr, name, OptimisticLockErrorMsg);
+  }
+
+  /** A stored object decoded as kube's storage codec decodes it: with the kind's read defaults. */
+  private decodeCurrent(kv: KeyValue): KubeObject {
+    const obj = decodeKeyValue(kv);
+    this.kind.readDefaults?.(obj);
+    return obj;
   }
 
   private async reread(err: unknown, key: string): Promise<KeyValue | null> {
@@ -614,7 +621,7 @@ export class Store {
       const kv = cached ?? (await this.storage.get(key));
       cached = undefined;
       if (!kv) throw newNotFound(this.gr, name);
-      const current = decodeKeyValue(kv);
+      const current = this.decodeCurrent(kv);
       try {
         this.checkDeletePreconditions(current, opts);
       } catch (err) {
@@ -665,7 +672,7 @@ export class Store {
     const preconditions = opts.preconditions?.resourceVersion ? { ...opts.preconditions, resourceVersion: String(written.modRevision) } : opts.preconditions;
     let kv: KeyValue | null = written;
     for (let attempt = 0; attempt < maxUpdateAttempts && kv; attempt++) {
-      const last = kv === written ? pending : decodeKeyValue(kv);
+      const last = kv === written ? pending : this.decodeCurrent(kv);
       if (kv !== written) this.checkDeletePreconditions(last, { ...opts, preconditions });
       try {
         return await this.remove(key, kv, last);

@@ -415,6 +415,12 @@ export interface ResourceDefinition {
    * to the CRD's schema, which appends the paths of dropped fields to `unknown`, then defaulting).
    */
   decoder?: (obj: KubeObject, unknown: string[]) => void;
+  /**
+   * kube's defaulting of objects decoded from storage (a CRD's structural defaults, by the
+   * object's own version): what a default added to the schema since the object was written
+   * shows on every read, without a write. Returns whether it changed the object.
+   */
+  readDefaults?: (obj: KubeObject) => boolean;
 }
 
 export function groupVersion(def: { group: string; version: string }): string {
