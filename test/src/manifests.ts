@@ -82,6 +82,37 @@ export function customKinds(manifests: Manifest[]): Set<string> {
   return new Set(manifests.filter((m) => m.obj.kind === 'CustomResourceDefinition').map((m) => `${m.obj.spec.group}/${m.obj.spec.names.kind}`));
 }
 
+/**
+ * The kinds (`group/Kind`) whose CRD gives `status` a default under a status subresource (Gateway
+ * API's "Waiting for controller"). kube drops status on create, and its storage codec defaults
+ * every object it reads, so these objects are read with a status the store does not hold; the
+ * first update after the create writes it (kube compares the update with the stored bytes).
+ */
+export function statusDefaultedKinds(manifests: Manifest[]): Set<string> {
+  const kinds = new Set<string>();
+  for (const m of manifests.filter((x) => x.obj.kind === 'CustomResourceDefinition')) {
+    const defaulted = (m.obj.spec.versions ?? []).some((v: any) => v.subresources?.status !== undefined && v.schema?.openAPIV3Schema?.properties?.status?.default !== undefined);
+    if (defaulted) kinds.add(`${m.obj.spec.group}/${m.obj.spec.names.kind}`);
+  }
+  return kinds;
+}
+
+/**
+ * Whether a second apply's write of `after` is the one kube makes too: the object's kind has a
+ * read-defaulted status (statusDefaultedKinds) and nothing a client sees changed but the
+ * resourceVersion and the managers' times.
+ */
+export function persistedReadDefaults(before: any, after: any, kinds: Set<string>): boolean {
+  if (!kinds.has(`${groupOf(after.apiVersion)}/${after.kind}`)) return false;
+  const visible = (o: any) => {
+    const c = structuredClone(o);
+    delete c.metadata.resourceVersion;
+    delete c.metadata.managedFields;
+    return JSON.stringify(c);
+  };
+  return visible(before) === visible(after);
+}
+
 export function groupOf(apiVersion: string): string {
   return apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
 }

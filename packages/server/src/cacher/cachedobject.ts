@@ -19,7 +19,7 @@ export interface ObjectAttrs {
 }
 
 export type AttrsFunc = ((obj: KubeObject) => ObjectAttrs) & {
-  /** Applied to every object decoded from the store before its attributes are read (ResourceDefinition.readDefaults). */
+  /** Applied to every object decoded from the store before its attributes are read (ResourceDefinition.schemaDefaults). */
   readonly readDefaults?: (obj: KubeObject) => boolean;
 };
 
@@ -74,9 +74,13 @@ export class CachedObject {
    */
   static fromStored(key: string, revision: number, stored: Buffer, attrsOf: AttrsFunc, decoded?: KubeObject): CachedObject {
     const obj = decoded ?? decodeStored(stored);
-    // Bytes written before a default the schema has now: the cache holds the defaulted object,
-    // and a write starting from it still compares against what the store holds.
-    if (!decoded && attrsOf.readDefaults?.(obj)) return CachedObject.encoded(key, revision, obj, attrsOf(obj), stored);
+    // What the store holds lacks a default its schema has (one added since, or a status default
+    // the create dropped): the object is read defaulted, as kube's storage codec reads it, and a
+    // write starting from it still compares against what the store holds.
+    if (attrsOf.readDefaults) {
+      const read = decoded ? structuredClone(decoded) : obj;
+      if (attrsOf.readDefaults(read)) return CachedObject.encoded(key, revision, read, attrsOf(read), stored);
+    }
     const attrs = attrsOf(obj);
     const at = metadataStart(stored, obj);
     if (at < 0) return CachedObject.encoded(key, revision, obj, attrs);

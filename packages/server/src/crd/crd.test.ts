@@ -230,10 +230,15 @@ describeBackends('custom resources', (ctx) => {
     await t.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: widgetCRD() });
     await established(t, `widgets.${group}`);
     const created = (await t.call('POST', widgets, { body: widget('a', { image: 'x' }) })).body;
+    // Server-side apply defaults what it merged (kube's structured merge manager), creating or not.
+    const applied = await t.call('PATCH', `${widgets}/b?fieldManager=m`, { body: widget('b', { image: 'x' }), contentType: 'application/apply-patch+yaml' });
+    expect(applied.status).toBe(201);
+    expect(JSON.parse((await ctx.storage.get(`${ctx.prefix}registry/${group}/widgets/default/b`))!.value.toString()).spec).toEqual({ image: 'x', replicas: 1 });
     const key = `${ctx.prefix}registry/${group}/widgets/default/a`;
     const storedSpec = async () => JSON.parse((await ctx.storage.get(key))!.value.toString()).spec;
     const crd = (await t.call('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${group}`)).body;
     crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size.default = 's';
+    crd.spec.versions[0].schema.openAPIV3Schema.properties.status.default = { replicas: 0 };
     expect((await t.call('PUT', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${group}`, { body: crd })).status).toBe(200);
     // kube's storage codec defaults what it decodes: GET, list and watch show the default at the same resourceVersion.
     const read = await until(async () => {
@@ -241,10 +246,11 @@ describeBackends('custom resources', (ctx) => {
       return r.spec?.size === 's' ? r : undefined;
     });
     expect(read.spec).toEqual({ image: 'x', replicas: 1, size: 's' });
+    expect(read.status).toEqual({ replicas: 0 });
     expect(read.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
-    expect((await t.call('GET', widgets)).body.items[0].spec).toEqual({ image: 'x', replicas: 1, size: 's' });
+    expect((await t.call('GET', widgets)).body.items.map((i: { spec: unknown }) => i.spec)).toEqual([{ image: 'x', replicas: 1, size: 's' }, { image: 'x', replicas: 1, size: 's' }]);
     const watch = openWatch(t.base, `${widgets}?watch=1&resourceVersion=0`);
-    const [first] = await watch.waitFor(1);
+    const [first] = await watch.waitFor(2);
     await watch.close();
     expect(first).toMatchObject({ type: 'ADDED', object: { spec: { size: 's' }, metadata: { resourceVersion: created.metadata.resourceVersion } } });
     // Not written back: the store still holds the object as it was written…
@@ -256,6 +262,17 @@ describeBackends('custom resources', (ctx) => {
     // The update started from the defaulted object: nothing in spec changed, so neither did generation.
     expect(put.body.metadata.generation).toBe(created.metadata.generation);
     expect(await storedSpec()).toEqual({ image: 'x', replicas: 1, size: 's' });
+    // A create drops status (the status subresource's strategy) after defaulting: the store holds
+    // none, and the object is read, answered included, with its default.
+    const c = await t.call('POST', widgets, { body: widget('c', { image: 'x' }) });
+    expect(c.body.status).toEqual({ replicas: 0 });
+    expect((await t.call('GET', `${widgets}/c`)).body.status).toEqual({ replicas: 0 });
+    expect(JSON.parse((await ctx.storage.get(`${ctx.prefix}registry/${group}/widgets/default/c`))!.value.toString()).status).toBeUndefined();
+    // An apply defaults too: a second apply of b persists the new default (kube writes it once, then no more).
+    const again = await t.call('PATCH', `${widgets}/b?fieldManager=m`, { body: widget('b', { image: 'x' }), contentType: 'application/apply-patch+yaml' });
+    expect(again.body.spec).toEqual({ image: 'x', replicas: 1, size: 's' });
+    const third = await t.call('PATCH', `${widgets}/b?fieldManager=m`, { body: widget('b', { image: 'x' }), contentType: 'application/apply-patch+yaml' });
+    expect(third.body.metadata.resourceVersion).toBe(again.body.metadata.resourceVersion);
   });
 
   test('x-kubernetes-validations: CEL rules with messages, messageExpression, reason, fieldPath and transition rules', async () => {

@@ -193,8 +193,8 @@ export function crdResources(crd: CRD, conversionResolver: () => ServiceResolver
   const versions = [...crd.spec.versions].sort((a, b) => compareKubeVersions(a.name, b.name));
   const storage = crd.spec.versions.find((v) => v.storage) ?? versions[0];
   const schemaOf = new Map(crd.spec.versions.map((v) => [v.name, v.schema?.openAPIV3Schema]));
-  // kube's storage codec defaults every object it decodes, with the schema of the object's own version.
-  const readDefaults = crd.spec.versions.some((v) => structural.hasDefaults(v.schema?.openAPIV3Schema))
+  // kube's unstructuredDefaulter: the schema of the object's own version.
+  const schemaDefaults = crd.spec.versions.some((v) => structural.hasDefaults(v.schema?.openAPIV3Schema))
     ? (obj: KubeObject) => structural.applyDefaults(obj, schemaOf.get(String(obj.apiVersion ?? '').slice(group.length + 1)))
     : undefined;
   const storageGV = `${group}/${storage.name}`;
@@ -269,7 +269,7 @@ export function crdResources(crd: CRD, conversionResolver: () => ServiceResolver
       subresourceStrategies,
       patchTypes: customResourcePatchTypes,
       customResource: true,
-      readDefaults,
+      schemaDefaults,
       decoder: (obj, unknown) => {
         unknown.push(...structural.prune(obj, schema));
         structural.pruneNulls(obj, schema);

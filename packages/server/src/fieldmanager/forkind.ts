@@ -47,7 +47,12 @@ async function build(def: ResourceDefinition): Promise<FieldManager | null> {
       encode?.(obj);
       return obj;
     },
-    defaults: def.strategy.defaults?.bind(def.strategy),
+    // kube's structured merge manager defaults what it merged (its objectDefaulter): a built-in
+    // kind's defaulting functions, a custom resource's schema defaults.
+    defaults: (obj) => {
+      def.strategy.defaults?.(obj);
+      def.schemaDefaults?.(obj);
+    },
     goEncode: encode ?? undefined,
     versioned: def.strategy.versioned?.bind(def.strategy),
     resetFields: resetFieldsOf(def),

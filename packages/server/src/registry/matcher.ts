@@ -17,7 +17,7 @@ export interface ObjectMatcher {
 /** The labels and selectable fields of the kind's objects (kube's GetAttrs), kept by the watch cache. */
 export function objectAttrs(def: ResourceDefinition): AttrsFunc {
   const attrs = selectorAttrs(def);
-  return def.readDefaults ? Object.assign((obj: KubeObject) => attrs(obj), { readDefaults: def.readDefaults }) : attrs;
+  return def.schemaDefaults ? Object.assign((obj: KubeObject) => attrs(obj), { readDefaults: def.schemaDefaults }) : attrs;
 }
 
 function selectorAttrs(def: ResourceDefinition): AttrsFunc {

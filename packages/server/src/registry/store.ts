@@ -433,7 +433,7 @@ export class Store {
   /** A stored object decoded as kube's storage codec decodes it: with the kind's read defaults. */
   private decodeCurrent(kv: KeyValue): KubeObject {
     const obj = decodeKeyValue(kv);
-    this.kind.readDefaults?.(obj);
+    this.kind.schemaDefaults?.(obj);
     return obj;
   }
 

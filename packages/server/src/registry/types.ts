@@ -416,11 +416,12 @@ export interface ResourceDefinition {
    */
   decoder?: (obj: KubeObject, unknown: string[]) => void;
   /**
-   * kube's defaulting of objects decoded from storage (a CRD's structural defaults, by the
-   * object's own version): what a default added to the schema since the object was written
-   * shows on every read, without a write. Returns whether it changed the object.
+   * kube's defaulter of custom resources (structural defaults, by the object's own version),
+   * which its storage codec applies to every object it decodes and server-side apply to what it
+   * merged: a default added to the schema after an object was written shows on every read,
+   * without a write. Returns whether it changed the object.
    */
-  readDefaults?: (obj: KubeObject) => boolean;
+  schemaDefaults?: (obj: KubeObject) => boolean;
 }
 
 export function groupVersion(def: { group: string; version: string }): string {
