@@ -1,9 +1,10 @@
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import net from 'node:net';
 import { EtcdStorage } from '../etcd.js';
 import { startEtcd, type EtcdServer } from '../testing/etcd.js';
 import { freePort } from '../testing/ports.js';
 import { isStorageError } from '../types.js';
-import { EtcdGrpcClient, GrpcCallError } from './grpc.js';
+import { bindInScope, EtcdGrpcClient, GrpcCallError } from './grpc.js';
 import { decodeRangeResponse, encodeRange } from './kvmessages.js';
 
 let etcd: EtcdServer;
@@ -101,6 +102,26 @@ test('a write whose answer was lost with its connection is Unavailable, not re-s
     expect(kv?.createRevision).toBe(kv?.modRevision);
   } finally {
     await check.close();
+  }
+});
+
+test("the lean bind of a call's connect callback runs it in the resource's async scope with its this and arguments; Node's bind is restored after the call starts", async () => {
+  const nodeBind = AsyncResource.prototype.bind;
+  // The lean bind runs the function in the resource's scope, with the caller's `this` and arguments.
+  const als = new AsyncLocalStorage<string>();
+  const resource = als.run('at creation', () => new AsyncResource('Test'));
+  const bound = bindInScope.call(resource, function (this: unknown, ...args: unknown[]) { return [als.getStore(), this, ...args]; });
+  expect(als.run('at call', () => bound.call('self', 1, 2))).toEqual(['at creation', 'self', 1, 2]);
+  const withThis = bindInScope.call(resource, function (this: unknown) { return [als.getStore(), this]; }, 'given');
+  expect(withThis()).toEqual(['at creation', 'given']);
+  // A call's callbacks see the context it was made in; Node's bind is back once the call started.
+  const s = await EtcdStorage.connect({ endpoints: etcd.endpoints });
+  try {
+    const seen = await als.run('request', () => s.create('/bind/a', Buffer.from('1')).then(() => als.getStore()));
+    expect(seen).toBe('request');
+    expect(AsyncResource.prototype.bind).toBe(nodeBind);
+  } finally {
+    await s.close();
   }
 });
 
