@@ -27,7 +27,6 @@ import { ProtoReader, type ProtoWriter } from './wire.js';
  * and 0.461; per consistent GET 0.059 and 0.054 ms against 0.072 and 0.067 (bench/RESULTS.md).
  */
 export function bindInScope(this: AsyncResource, fn: (...args: unknown[]) => unknown, thisArg?: unknown) {
-  // eslint-disable-next-line @typescript-eslint/no-this-alias
   const resource = this;
   if (thisArg !== undefined) return resource.runInAsyncScope.bind(resource, fn, thisArg);
   return function (this: unknown, ...args: unknown[]) {
