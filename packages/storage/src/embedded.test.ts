@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { EmbeddedStorage } from './embedded.js';
+import { openDatabase } from './embedded/schema.js';
 import { WatchRecorder } from './testing/recorder.js';
 import { isStorageError, type StorageWatchEvent } from './types.js';
 
@@ -182,4 +183,13 @@ test('a delete made exactly at the compacted revision is still replayed from it'
     `PUT /registry/b@${next.modRevision}`,
   ]);
   await s.close();
+});
+
+test("SQLite's page cache is SQLite's own 2 MB, not better-sqlite3's 16 MB: the watch cache serves the reads", () => {
+  const db = openDatabase(join(dir, 'pages.db'));
+  try {
+    expect(db.pragma('cache_size', { simple: true })).toBe(-2000);
+  } finally {
+    db.close();
+  }
 });

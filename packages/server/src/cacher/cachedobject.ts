@@ -70,17 +70,17 @@ export class CachedObject {
 
   /**
    * From the stored form (the object's JSON without metadata.resourceVersion) at `revision`.
-   * `decoded`, when the caller has it, is that same object, spared a second decoding.
+   * `decoded`, when the caller has it, is that same object, spared a second decoding; it is
+   * the cache's from then on (the caller does not change it again).
    */
   static fromStored(key: string, revision: number, stored: Buffer, attrsOf: AttrsFunc, decoded?: KubeObject): CachedObject {
     const obj = decoded ?? decodeStored(stored);
     // What the store holds lacks a default its schema has (one added since, or a status default
     // the create dropped): the object is read defaulted, as kube's storage codec reads it, and a
-    // write starting from it still compares against what the store holds.
-    if (attrsOf.readDefaults) {
-      const read = decoded ? structuredClone(decoded) : obj;
-      if (attrsOf.readDefaults(read)) return CachedObject.encoded(key, revision, read, attrsOf(read), stored);
-    }
+    // write starting from it still compares against what the store holds. (A caller's `decoded`
+    // is handed over, as the attributes below keep parts of it anyway: defaulting it in place
+    // spares a copy.)
+    if (attrsOf.readDefaults?.(obj)) return CachedObject.encoded(key, revision, obj, attrsOf(obj), stored);
     const attrs = attrsOf(obj);
     const at = metadataStart(stored, obj);
     if (at < 0) return CachedObject.encoded(key, revision, obj, attrs);

@@ -271,6 +271,8 @@ describeBackends('custom resources', (ctx) => {
     // An apply defaults too: a second apply of b persists the new default (kube writes it once, then no more).
     const again = await t.call('PATCH', `${widgets}/b?fieldManager=m`, { body: widget('b', { image: 'x' }), contentType: 'application/apply-patch+yaml' });
     expect(again.body.spec).toEqual({ image: 'x', replicas: 1, size: 's' });
+    expect(again.body.metadata.resourceVersion).not.toBe(applied.body.metadata.resourceVersion);
+    expect(JSON.parse((await ctx.storage.get(`${ctx.prefix}registry/${group}/widgets/default/b`))!.value.toString()).spec).toEqual({ image: 'x', replicas: 1, size: 's' });
     const third = await t.call('PATCH', `${widgets}/b?fieldManager=m`, { body: widget('b', { image: 'x' }), contentType: 'application/apply-patch+yaml' });
     expect(third.body.metadata.resourceVersion).toBe(again.body.metadata.resourceVersion);
   });

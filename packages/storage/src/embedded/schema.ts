@@ -27,8 +27,6 @@ CREATE TABLE IF NOT EXISTS meta (
 );
 `;
 
-const PAGE_CACHE_KIB = process.env.WINDLASS_SQLITE_CACHE_KIB ? Number(process.env.WINDLASS_SQLITE_CACHE_KIB) : undefined;
-
 export function openDatabase(path: string): Database.Database {
   const inMemory = path === ':memory:' || path === '';
   if (!inMemory) mkdirSync(dirname(path), { recursive: true });
@@ -41,7 +39,7 @@ export function openDatabase(path: string): Database.Database {
   // better-sqlite3 builds SQLite with a 16 MB page cache. The watch cache above serves the
   // reads, so those pages would only hold a second copy of the objects: up to 16 MB of RSS.
   // SQLite's own default (2 MB) keeps the pages a write touches (the kv tail, the key index).
-  db.pragma(`cache_size = ${PAGE_CACHE_KIB === undefined ? -2000 : -PAGE_CACHE_KIB}`);
+  db.pragma('cache_size = -2000');
   db.transaction(() => {
     db.exec(SCHEMA);
     // A fresh etcd cluster is at revision 1 with no keys; AUTOINCREMENT continues from
