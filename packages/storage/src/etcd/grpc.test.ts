@@ -1,4 +1,5 @@
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { EtcdStorage } from '../etcd.js';
 import { startEtcd, type EtcdServer } from '../testing/etcd.js';
@@ -177,6 +178,8 @@ test('a member that stops answering (frozen, its connection still open) fails th
   try {
     await client.unary('/etcdserverpb.KV/Range', encodeRange({ key: Buffer.from('a') }), decodeRangeResponse);
     process.kill(pid, 'SIGSTOP');
+    // kill() returns once the signal is queued; a thread of etcd's may still answer until it stops.
+    await untilStopped(pid);
     const started = Date.now();
     const err = await client.unary('/etcdserverpb.KV/Range', encodeRange({ key: Buffer.from('a') }), decodeRangeResponse).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GrpcCallError);
@@ -189,3 +192,21 @@ test('a member that stops answering (frozen, its connection still open) fails th
     await frozen.stop();
   }
 });
+
+/** Until every thread of `pid` is stopped (state T in /proc), for at most 5 s. */
+async function untilStopped(pid: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  const stopped = (): boolean => readdirSync(`/proc/${pid}/task`).every((tid) => {
+    try {
+      // The state follows the command name in parentheses, which may itself hold spaces.
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      return /^[Tt]$/.test(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
+    } catch {
+      return true; // the thread exited
+    }
+  });
+  while (!stopped()) {
+    if (Date.now() > deadline) throw new Error(`process ${pid} did not stop`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
