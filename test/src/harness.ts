@@ -1,5 +1,5 @@
 /** Runs the real `windlass` binary and real clients (kubectl) against it. */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -91,6 +91,16 @@ export function kubectlArgs(kubeconfig: string, args: string[]): string[] {
 export function kubectl(kubeconfig: string, args: string[], input?: string): KubectlResult {
   const r = spawnSync('kubectl', kubectlArgs(kubeconfig, args), { input, encoding: 'utf8', timeout: 60000 });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** kubectl without blocking the event loop, for tests whose servers (webhooks, aggregated APIs) run in this process. */
+export function kubectlAsync(kubeconfig: string, args: string[], input?: string): Promise<KubectlResult> {
+  return new Promise((resolve) => {
+    const child = execFile('kubectl', kubectlArgs(kubeconfig, args), { timeout: 60000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+    });
+    child.stdin?.end(input ?? '');
+  });
 }
 
 export function kubectlOk(kubeconfig: string, args: string[], input?: string): string {

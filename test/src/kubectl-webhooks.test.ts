@@ -5,13 +5,13 @@
  * mutating webhook labelled. kubectl runs asynchronously here: the webhook answers from this
  * process while kubectl waits.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, kubectlArgs, type KubectlResult, type RunningServer, useWindlass } from './harness.js';
+import { eventually, kubectlAsync as kubectlAsyncOn, type RunningServer, useWindlass } from './harness.js';
 
 const server = useWindlass();
 let s: RunningServer;
@@ -19,14 +19,7 @@ let hooks: https.Server;
 let port = 0;
 let caBundle = '';
 
-function kubectlAsync(args: string[], input?: string): Promise<KubectlResult> {
-  return new Promise((resolve) => {
-    const child = execFile('kubectl', kubectlArgs(s.kubeconfig, args), { timeout: 60000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
-    child.stdin?.end(input ?? '');
-  });
-}
+const kubectlAsync = (args: string[], input?: string) => kubectlAsyncOn(s.kubeconfig, args, input);
 
 /** A CA and a certificate for 127.0.0.1 signed by it, made with openssl. */
 function certificates(): { ca: string; cert: string; key: string } {

@@ -11,8 +11,7 @@ import { createRequire } from 'node:module';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawn } from 'node:child_process';
-import { kubectlArgs, type KubectlResult, type RunningServer, useWindlass } from './harness.js';
+import { kubectlAsync as kubectlAsyncOn, type KubectlResult, type RunningServer, useWindlass } from './harness.js';
 import { kubectl, kubectlOk, stream, waitEstablished } from './realkubectl.js';
 
 const yaml = createRequire(import.meta.url)('js-yaml') as { loadAll(s: string): unknown[]; load(s: string): unknown };
@@ -31,16 +30,7 @@ function docs(dir: string, pick: (file: string) => boolean): any[] {
 }
 
 /** kubectl as an asynchronous child, so several run at once. */
-function kubectlAsync(args: string[]): Promise<KubectlResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('kubectl', kubectlArgs(s.kubeconfig, args), { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '', stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const kubectlAsync = (args: string[]) => kubectlAsyncOn(s.kubeconfig, args);
 
 /** `run` over the items, `width` at a time, results in order. */
 async function parallel<T>(items: T[], run: (item: T) => Promise<KubectlResult>, width = 4): Promise<KubectlResult[]> {

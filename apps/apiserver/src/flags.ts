@@ -315,6 +315,38 @@ const FLAGS: FlagSpec[] = [
     },
   },
   {
+    name: 'proxy-client-cert-file',
+    type: 'string',
+    usage: 'Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request. This includes proxying requests to a user api-server and calling out to webhook admission plugins. It is expected that this cert includes a signature from the CA in the --requestheader-client-ca-file flag. That CA is published in the \'extension-apiserver-authentication\' configmap in the kube-system namespace. Without it (and with generated credentials) the data directory\'s pki/front-proxy-client.crt.',
+    set(s, v) {
+      s.options.proxyClientCertFile = nonEmpty(v);
+    },
+  },
+  {
+    name: 'proxy-client-key-file',
+    type: 'string',
+    usage: 'Private key for the client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request. This includes proxying requests to a user api-server and calling out to webhook admission plugins.',
+    set(s, v) {
+      s.options.proxyClientKeyFile = nonEmpty(v);
+    },
+  },
+  {
+    name: 'requestheader-allowed-names',
+    type: 'strings',
+    usage: 'List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed. Published in the \'extension-apiserver-authentication\' configmap.',
+    set(s, v) {
+      s.options.requestHeaderAllowedNames.push(...v.split(',').map((a) => a.trim()).filter((a) => a !== ''));
+    },
+  },
+  {
+    name: 'requestheader-client-ca-file',
+    type: 'string',
+    usage: 'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. Published in the \'extension-apiserver-authentication\' configmap for aggregated API servers; Windlass itself does not authenticate request headers.',
+    set(s, v) {
+      s.options.requestHeaderClientCAFile = nonEmpty(v);
+    },
+  },
+  {
     name: 'max-requests-inflight',
     type: 'int',
     defaultText: String(defaults.maxRequestsInflight),
@@ -541,6 +573,7 @@ function validate(state: ParseState): void {
   }
   if ((o.etcdCertFile === undefined) !== (o.etcdKeyFile === undefined)) throw new FlagError('--etcd-certfile and --etcd-keyfile must be specified together');
   if ((o.kubeletClientCertificate === undefined) !== (o.kubeletClientKey === undefined)) throw new FlagError('--kubelet-client-certificate and --kubelet-client-key must be specified together');
+  if ((o.proxyClientCertFile === undefined) !== (o.proxyClientKeyFile === undefined)) throw new FlagError('--proxy-client-cert-file and --proxy-client-key-file must be specified together');
   if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
     throw new FlagError('--tls-cert-file and --tls-private-key-file must be specified together');
   }

@@ -128,6 +128,12 @@ export interface ServerOptions {
   kubeletCertificateAuthority?: string;
   kubeletClientCertificate?: string;
   kubeletClientKey?: string;
+  /** kube's --proxy-client-cert-file and --proxy-client-key-file: the aggregator's client certificate. */
+  proxyClientCertFile?: string;
+  proxyClientKeyFile?: string;
+  /** kube's --requestheader-client-ca-file and --requestheader-allowed-names, published for aggregated servers. */
+  requestHeaderClientCAFile?: string;
+  requestHeaderAllowedNames: string[];
 }
 
 /** kubeadm's issuer (and API audience), Windlass's when --service-account-issuer is not given. */
@@ -194,6 +200,7 @@ export function defaultServerOptions(): ServerOptions {
     serviceAccountIssuers: [DEFAULT_SERVICE_ACCOUNT_ISSUER],
     serviceAccountKeyFiles: [],
     apiAudiences: [],
+    requestHeaderAllowedNames: [],
     serviceAccountMaxTokenExpirationMs: 0,
     serviceAccountExtendTokenExpiration: true,
   };

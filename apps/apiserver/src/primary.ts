@@ -48,7 +48,7 @@ export async function runPrimary(o: ServerOptions, creds: Credentials): Promise<
   const fork = (listenArg: number) => {
     const w = cluster.fork();
     workers.set(w, { startedAt: Date.now(), listening: false, listenArg });
-    const config: ConfigMessage = { windlass: 'config', config: { tls: { cert: creds.tls.cert, key: creds.tls.key }, tokens: creds.tokens, authentication: creds.authentication, port: listenArg } };
+    const config: ConfigMessage = { windlass: 'config', config: { tls: { cert: creds.tls.cert, key: creds.tls.key }, tokens: creds.tokens, authentication: creds.authentication, frontProxy: creds.frontProxy, port: listenArg } };
     // A send to a worker that just died fails; its exit event tells the story.
     w.on('error', () => undefined);
     w.on('message', (m: unknown) => {

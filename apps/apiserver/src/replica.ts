@@ -8,10 +8,10 @@ import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import {
   Authentication, ServiceAccountTokens, adminTokenEntry, ensureAdminClientCert, ensureAdminToken, ensureServiceAccountSigningKey,
-  ensureServingCredentials, loadServingCredentialsFromFiles, loadTokenAuthFile, readDataDirCA, writeKubeconfig,
+  ensureFrontProxyCredentials, ensureServingCredentials, loadServingCredentialsFromFiles, FRONT_PROXY_CLIENT_NAME, loadTokenAuthFile, readDataDirCA, writeKubeconfig,
   type KeyPairPem, type ServiceAccountTokenConfig, type TokenEntry,
 } from '@windlass/auth';
-import { APIServer, serverVersion } from '@windlass/server';
+import { APIServer, defaultRequestHeaders, serverVersion } from '@windlass/server';
 import { createStorage, type EtcdTLS, type Storage } from '@windlass/storage';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER, advertiseAddress, type ServerOptions } from './flags.js';
 
@@ -26,6 +26,17 @@ export interface Credentials {
   authentication: AuthenticationFiles;
   /** The system:masters client certificate for admin.conf, when the client CA is the generated one. */
   adminCert?: KeyPairPem;
+  /** The aggregation layer's client certificate and the front-proxy trust published for aggregated servers. */
+  frontProxy: FrontProxyFiles;
+}
+
+export interface FrontProxyFiles {
+  /** --proxy-client-cert-file and --proxy-client-key-file, or the generated front-proxy client. */
+  client?: { cert: string; key: string };
+  /** --requestheader-client-ca-file, or the generated front-proxy CA. */
+  requestHeaderCA?: string;
+  /** --requestheader-allowed-names (the generated client's name when the CA is the generated one). */
+  allowedNames: string[];
 }
 
 export interface AuthenticationFiles {
@@ -116,18 +127,38 @@ async function serviceAccountConfig(o: ServerOptions, rootCA: string | undefined
   return config;
 }
 
+/**
+ * kubeadm's front-proxy setup: with generated credentials and no --proxy-client-cert-file, a
+ * front-proxy CA and client certificate of the data directory; the flags replace either part.
+ */
+async function frontProxy(o: ServerOptions): Promise<FrontProxyFiles> {
+  const flagCA = o.requestHeaderClientCAFile !== undefined ? await readFlagFile(o.requestHeaderClientCAFile, 'requestheader-client-ca-file') : undefined;
+  if (o.proxyClientCertFile !== undefined && o.proxyClientKeyFile !== undefined) {
+    const [cert, key] = await Promise.all([readFlagFile(o.proxyClientCertFile, 'proxy-client-cert-file'), readFlagFile(o.proxyClientKeyFile, 'proxy-client-key-file')]);
+    return { client: { cert, key }, requestHeaderCA: flagCA, allowedNames: o.requestHeaderAllowedNames };
+  }
+  if (o.tlsCertFile !== undefined) return { requestHeaderCA: flagCA, allowedNames: o.requestHeaderAllowedNames };
+  const generated = await ensureFrontProxyCredentials(o.dataDir);
+  return {
+    client: { cert: generated.client.certPem, key: generated.client.keyPem },
+    requestHeaderCA: flagCA ?? generated.caCertPem,
+    allowedNames: o.requestHeaderAllowedNames.length > 0 || flagCA !== undefined ? o.requestHeaderAllowedNames : [FRONT_PROXY_CLIENT_NAME],
+  };
+}
+
 /** Loads or generates the serving certificate, tokens and authentication keys (generation happens once, here). */
 export async function credentials(o: ServerOptions): Promise<Credentials> {
-  const [tls, auth] = await Promise.all([servingCredentials(o), tokens(o)]);
+  const [tls, auth, proxy] = await Promise.all([servingCredentials(o), tokens(o), frontProxy(o)]);
   // Like kubeadm, a generated CA is the client CA too, and the admin gets a certificate from it.
   const ownCA = o.clientCAFile === undefined && o.tlsCertFile === undefined ? await readDataDirCA(o.dataDir) : null;
   const clientCA = o.clientCAFile !== undefined ? await readFlagFile(o.clientCAFile, 'client-ca-file') : ownCA?.certPem;
   const [serviceAccounts, adminCert] = await Promise.all([serviceAccountConfig(o, tls.ca), ownCA ? ensureAdminClientCert(o.dataDir, ownCA) : undefined]);
-  return { tls, ...auth, authentication: { clientCA, serviceAccounts }, adminCert };
+  return { tls, ...auth, authentication: { clientCA, serviceAccounts }, adminCert, frontProxy: proxy };
 }
 
 /** `gatherMetrics`: for a worker of several, the whole server's /metrics (from the primary). */
-export function newAPIServer(o: ServerOptions, storage: Storage, creds: { tls: { cert: string; key: string }; tokens: TokenEntry[]; authentication?: AuthenticationFiles }, gatherMetrics?: () => Promise<string>): APIServer {
+export function newAPIServer(o: ServerOptions, storage: Storage, creds: { tls: { cert: string; key: string }; tokens: TokenEntry[]; authentication?: AuthenticationFiles; frontProxy?: FrontProxyFiles }, gatherMetrics?: () => Promise<string>): APIServer {
+  const fp = creds.frontProxy;
   return new APIServer({
     storage,
     registryPrefix: o.etcdPrefix,
@@ -141,8 +172,16 @@ export function newAPIServer(o: ServerOptions, storage: Storage, creds: { tls: {
     admissionControlConfigFile: o.admissionControlConfigFile,
     kubeletClient: { certificateAuthority: o.kubeletCertificateAuthority, clientCertificate: o.kubeletClientCertificate, clientKey: o.kubeletClientKey },
     authorization: { modes: o.authorizationModes, anonymous: o.anonymousAuth },
-    // The kubernetes Endpoints, the identity Lease and the automanaged APIServices, as kube-apiserver keeps them.
-    controlPlane: { advertiseAddress: advertiseAddress(o), endpointReconcilerType: o.endpointReconcilerType },
+    // The kubernetes Endpoints, the identity Lease, the automanaged APIServices and the
+    // extension-apiserver-authentication ConfigMap, as kube-apiserver keeps them.
+    controlPlane: {
+      advertiseAddress: advertiseAddress(o), endpointReconcilerType: o.endpointReconcilerType,
+      authenticationTrust: {
+        clientCA: creds.authentication?.clientCA,
+        requestHeader: fp?.requestHeaderCA ? { ...defaultRequestHeaders, clientCA: fp.requestHeaderCA, allowedNames: fp.allowedNames } : undefined,
+      },
+    },
+    aggregator: { proxyClient: fp?.client },
     operations: {
       maxRequestsInflight: o.maxRequestsInflight,
       maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,

@@ -9,13 +9,15 @@ import type { TokenEntry } from '@windlass/auth';
 import type { APIServer, MetricsJSON } from '@windlass/server';
 import type { Storage } from '@windlass/storage';
 import type { ServerOptions } from './flags.js';
-import { exitOnSignals, newAPIServer, openStorageOrExit, type AuthenticationFiles } from './replica.js';
+import { exitOnSignals, newAPIServer, openStorageOrExit, type AuthenticationFiles, type FrontProxyFiles } from './replica.js';
 
 export interface WorkerConfig {
   tls: { cert: string; key: string };
   tokens: TokenEntry[];
   /** Client CAs and service account keys, as the primary read them. */
   authentication?: AuthenticationFiles;
+  /** The aggregation layer's client certificate and front-proxy trust. */
+  frontProxy?: FrontProxyFiles;
   /** The port to listen on: --secure-port, or the one the first workers got for --secure-port 0. */
   port: number;
 }

@@ -51,11 +51,11 @@ export async function privateKeyPem(key: webcrypto.CryptoKey): Promise<string> {
 }
 
 /** A self-signed CA for this data directory only; the timestamp tells regenerated CAs apart in trust stores. */
-export async function generateCa(now = new Date()): Promise<KeyPairPem> {
+export async function generateCa(now = new Date(), commonName = 'windlass-ca'): Promise<KeyPairPem> {
   const x509 = await loadX509();
   const keys = await newKeyPair();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    name: `CN=windlass-ca@${Math.floor(now.getTime() / 1000)}`,
+    name: `CN=${commonName}@${Math.floor(now.getTime() / 1000)}`,
     notBefore: new Date(now.getTime() - BACKDATE),
     notAfter: new Date(now.getTime() + CA_VALIDITY_DAYS * DAY),
     signingAlgorithm: EC_P256,

@@ -25,3 +25,4 @@ export { signJWT, parseJWS, verifyJWS, keyIDFor, publicJWK, algorithmFor, type S
 export { authenticateClientCertificate, certificateUser, X509_UID_OID, type CertificateAnswer } from './x509.js';
 export { issueClientCert, ensureAdminClientCert, readDataDirCA, ADMIN_CERT_FILE, ADMIN_KEY_FILE, ADMIN_CERT_ORGANIZATION, type ClientCertSubject } from './clientcert.js';
 export { type KeyPairPem } from './certgen.js';
+export { ensureFrontProxyCredentials, FRONT_PROXY_CLIENT_NAME, FRONT_PROXY_CA_CERT_FILE, FRONT_PROXY_CLIENT_CERT_FILE, FRONT_PROXY_CLIENT_KEY_FILE, type FrontProxyCredentials } from './frontproxy.js';

@@ -36,6 +36,7 @@ import { serveScale } from './handlers/scale.js';
 import { ensureBootstrapPolicy, newAuthorizer, rbacObjectsFrom, type AuthorizationMode } from './rbac/index.js';
 import { cachedRBACObjects } from './rbac/cached.js';
 import { RequestGuard, anonymousUser, presentsCredentials } from './filters/authorization.js';
+import { Aggregator, type ProxyClientCredentials } from './aggregator/index.js';
 import { ensureDefaultServiceCIDR, ensureSystemPriorityClasses } from './bootstrapobjects.js';
 import { DynamicAdmissionChain } from './admission/dynamic.js';
 import { validatingPolicyStage } from './admission/policy/index.js';
@@ -101,6 +102,8 @@ export interface APIServerOptions {
   controlPlane?: ControlPlaneOptions;
   /** kube's --kubelet-certificate-authority, --kubelet-client-certificate and --kubelet-client-key, for logs, exec and proxies to kubelets. */
   kubeletClient?: KubeletClientFiles;
+  /** The aggregation layer: kube's --proxy-client-cert-file and --proxy-client-key-file (PEM), presented to aggregated API servers. */
+  aggregator?: { proxyClient?: ProxyClientCredentials; resyncMs?: number };
 }
 
 const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -143,6 +146,8 @@ export class APIServer {
   private readonly tokenController?: TokenController;
   /** pods/log, exec, attach, portforward and the proxy subresources (handlers/connect.ts). */
   private readonly connect: ConnectHandler;
+  /** APIServices naming a Service: proxied to, checked, listed in discovery (aggregator/). */
+  readonly aggregator: Aggregator;
 
   /**
    * Serves resources added at run time (custom resources): each gets a Store, the watch cache
@@ -249,6 +254,10 @@ export class APIServer {
       onCompacted: (revision) => this.compacted(revision),
     });
     this.dynamicAdmission.add(webhookStage({ registry: this.registry, storeFor: (g, v, r) => this.storeFor(g, v, r), lookup: (g, r) => this.admissionLookup(g, r), crdController: this.crdController }));
+    this.aggregator = new Aggregator({
+      storeFor: (g, v, r) => this.storeFor(g, v, r), lookup: (g, r) => this.admissionLookup(g, r),
+      credentials: opts.aggregator?.proxyClient, resyncMs: opts.aggregator?.resyncMs,
+    });
     this.connect = new ConnectHandler({ lookup: (g, r) => this.admissionLookup(g, r), authorizer: () => this.ctx.authorizer, dynamicAdmission: this.dynamicAdmission, kubeletClient: opts.kubeletClient });
     this.app = this.buildApp();
   }
@@ -456,7 +465,8 @@ export class APIServer {
     const aggregated = path === '/apis' || ((path === '/api' || path === '/api/') && get) ? aggregatedDiscoveryType(req.headers.accept) : undefined;
     if (aggregated) {
       const { pretty: p } = negotiate(undefined, { userAgent: req.headers['user-agent'], pretty });
-      const doc = aggregatedDiscovery(this.registry, parts[0] === 'api');
+      const local = aggregatedDiscovery(this.registry, parts[0] === 'api');
+      const doc = parts[0] === 'api' ? local : this.aggregator.mergeAggregated(local);
       const mediaType = aggregated.startsWith(protobufMediaType) ? protobufMediaType : 'application/json';
       return writeAggregatedDiscovery(req, res, doc, encodeBody(doc, { mediaType, pretty: p }), aggregated);
     }
@@ -472,11 +482,18 @@ export class APIServer {
       if (parts.length === 1) doc = apiVersions(this.address);
       else if (parts.length === 2) doc = apiResourceList(this.registry, parts[1]);
     } else if (parts[0] === 'apis') {
-      if (parts.length === 1) doc = apiGroupList(this.registry);
-      else if (parts.length === 2) doc = apiGroup(this.registry, parts[1]);
+      if (parts.length === 1) doc = this.aggregator.mergeGroupList(apiGroupList(this.registry));
+      else if (parts.length === 2) doc = apiGroup(this.registry, parts[1]) ?? this.aggregator.remoteGroup(parts[1]);
       else if (this.registry.hasGroup(parts[1])) {
         restful = true;
         if (parts.length === 3) doc = apiResourceList(this.registry, `${parts[1]}/${parts[2]}`);
+      } else if (parts.length === 3) {
+        // A remote APIService's group version: its discovery document is its server's.
+        const remote = this.aggregator.remote(parts[1], parts[2]);
+        if (remote) {
+          void this.aggregator.proxy(req, res, (req as Request & { user?: UserInfo }).user ?? anonymousUser, remote);
+          return;
+        }
       }
     }
     if (doc === undefined) return restful ? writeError(res, notFoundStatus()) : notFoundPage(res);
@@ -493,6 +510,8 @@ export class APIServer {
   private async serveResource(req: IncomingMessage, res: ServerResponse, info: RequestInfo, query: URLSearchParams): Promise<void> {
     const gv = info.apiGroup ? `${info.apiGroup}/${info.apiVersion}` : info.apiVersion;
     if (!this.registry.resourcesIn(gv)) {
+      const remote = info.apiGroup ? this.aggregator.remote(info.apiGroup, info.apiVersion) : undefined;
+      if (remote) return this.aggregator.proxy(req, res, requestUsers.get(req) ?? anonymousUser, remote);
       // A served group at a version it lacks is kube's NotFound Status, as is any path under /api
       // (go-restful's web service owns it); an unknown group gets the plain 404 page.
       if ((info.apiGroup && this.registry.hasGroup(info.apiGroup)) || info.apiPrefix === 'api') throw notFoundStatus();
@@ -677,6 +696,7 @@ export class APIServer {
       });
       this.controlPlane.start();
     }
+    this.aggregator.available.start();
     return addr.port;
   }
 
@@ -740,6 +760,7 @@ export class APIServer {
     this.quotaController.stop();
     this.garbageCollector.stop();
     this.controlPlane?.stop();
+    this.aggregator.available.stop();
     this.crdController.stop();
     this.tokenController?.stop();
     this.compactor.stop();

@@ -13,7 +13,7 @@
  * are never touched. Windlass serves local APIServices only: one naming a Service is stored and
  * listed but requests for its group are not proxied to it.
  */
-import type { CacheWatcher } from '../cacher/cachewatcher.js';
+import { StoreFollower } from '../aggregator/follower.js';
 import type { Store } from '../registry/store.js';
 import type { KubeObject } from '../registry/types.js';
 import { semanticEqual } from '../registry/semanticequal.js';
@@ -91,8 +91,7 @@ export class APIServiceAutoRegistration {
   private readonly synced = new Set<string>();
   /** APIServices that existed when the controller started (kube's apiServicesAtStart). */
   private readonly atStart = new Set<string>();
-  private readonly watchers: (CacheWatcher | null | undefined)[] = [];
-  private attachTimer?: NodeJS.Timeout;
+  private readonly follower: StoreFollower;
   private retryTimer?: NodeJS.Timeout;
   private pending = false;
   private running?: Promise<void>;
@@ -100,6 +99,7 @@ export class APIServiceAutoRegistration {
   private lastError = '';
 
   constructor(private readonly o: AutoRegisterOptions) {
+    this.follower = new StoreFollower(() => [o.apiServices, o.crds], () => this.enqueue());
     for (const gv of o.builtinGroupVersions) {
       const p = apiServicePriorities[gv];
       // kube's makeAPIService: a group version missing from the table gets no APIService.
@@ -114,40 +114,18 @@ export class APIServiceAutoRegistration {
   /** Follows the APIService and CRD caches (both live: the server starts controllers once caches are ready) and syncs now. */
   start(): void {
     for (const s of this.all(this.o.apiServices)) this.atStart.add(s.metadata.name!);
-    this.attach();
-    this.attachTimer = setInterval(() => this.attach(), 1000);
-    this.attachTimer.unref();
+    this.follower.start();
   }
 
   stop(): void {
     this.stopped = true;
-    clearInterval(this.attachTimer);
+    this.follower.stop();
     clearTimeout(this.retryTimer);
-    for (const w of this.watchers) w?.close();
   }
 
   /** Resolves once no sync is under way or queued (tests). */
   async idle(): Promise<void> {
     while (this.running) await this.running;
-  }
-
-  /** A restarted cache closes its watchers: follow it again. */
-  private attach(): void {
-    const stores = [this.o.apiServices, this.o.crds];
-    let attached = false;
-    stores.forEach((store, i) => {
-      const cacher = store?.cacher;
-      if (!store || !cacher?.live || (this.watchers[i] && !this.watchers[i]!.closed) || this.stopped) return;
-      const noBytes = Buffer.alloc(0);
-      const out = {
-        encode: () => { this.enqueue(); return noBytes; },
-        bookmark: () => noBytes, write: () => undefined, buffered: () => 0, close: () => undefined,
-      };
-      this.watchers[i] = cacher.watch({ prefix: store.resourcePrefix, exactKey: false, matches: () => true }, out, { initial: false, fromRevision: cacher.cache.resourceVersion }, false);
-      attached = true;
-    });
-    // Changes while no watcher followed are only seen by looking again.
-    if (attached) this.enqueue();
   }
 
   private enqueue(): void {

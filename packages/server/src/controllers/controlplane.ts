@@ -13,6 +13,7 @@ import { MasterLeases } from './masterleases.js';
 import { KubernetesEndpointsController } from './kubernetesendpoints.js';
 import { APIServerIdentity, type IdentityLeaseOptions } from './apiserveridentity.js';
 import { APIServiceAutoRegistration } from './autoregister.js';
+import { AuthenticationTrustController, type AuthenticationTrust } from './authenticationtrust.js';
 
 export type EndpointReconcilerType = 'lease' | 'none';
 
@@ -32,6 +33,8 @@ export interface ControlPlaneOptions {
   identity?: false | Omit<IdentityLeaseOptions, 'leases'>;
   /** The automanaged APIServices (default on). */
   autoregister?: boolean;
+  /** What kube-system/extension-apiserver-authentication publishes (unset: nothing is written). */
+  authenticationTrust?: AuthenticationTrust;
 }
 
 /** What the server lends these controllers. */
@@ -66,6 +69,7 @@ export class ControlPlaneObjects {
   readonly endpoints?: KubernetesEndpointsController;
   readonly identity?: APIServerIdentity;
   readonly autoregister?: APIServiceAutoRegistration;
+  readonly authenticationTrust?: AuthenticationTrustController;
 
   constructor(o: ControlPlaneOptions, host: ControlPlaneHost) {
     const advertise = o.advertiseAddress;
@@ -87,17 +91,19 @@ export class ControlPlaneObjects {
         apiServices, crds: host.storeFor('apiextensions.k8s.io', 'v1', 'customresourcedefinitions'), builtinGroupVersions: host.builtinGroupVersions,
       });
     }
+    if (o.authenticationTrust) this.authenticationTrust = new AuthenticationTrustController(() => host.lookup('', 'configmaps'), o.authenticationTrust);
   }
 
   start(): void {
     this.endpoints?.start();
     this.identity?.start();
     this.autoregister?.start();
+    this.authenticationTrust?.start();
   }
 
   /** Resolves once every pass under way has finished (tests). */
   async idle(): Promise<void> {
-    await Promise.all([this.endpoints?.idle(), this.identity?.idle(), this.autoregister?.idle()]);
+    await Promise.all([this.endpoints?.idle(), this.identity?.idle(), this.autoregister?.idle(), this.authenticationTrust?.idle()]);
   }
 
   /**
@@ -108,6 +114,7 @@ export class ControlPlaneObjects {
   async leave(): Promise<void> {
     this.identity?.stop();
     this.autoregister?.stop();
+    this.authenticationTrust?.stop();
     await this.endpoints?.leave();
   }
 
@@ -115,6 +122,7 @@ export class ControlPlaneObjects {
     this.endpoints?.stop();
     this.identity?.stop();
     this.autoregister?.stop();
+    this.authenticationTrust?.stop();
   }
 }
 

@@ -1,0 +1,221 @@
+/**
+ * kube-aggregator's remote AvailableConditionController: for each APIService that names a
+ * Service, whether the service is there, listens on the port, has ready endpoints (for a
+ * ClusterIP service), and answers `GET /apis/<group>/<version>` (as `system:kube-aggregator` in
+ * `system:masters`, up to 5 tries at once, 5 s each); the outcome is its `Available` condition,
+ * with kube's reasons and messages, written only when it changes. Every APIService is checked
+ * again every 30 s (kube's resync) and whenever APIServices, Services or EndpointSlices change.
+ *
+ * The same answer is the APIService's discovery (its APIResourceList), which the merged
+ * discovery documents list (discovery.ts); a failed check keeps the last one, marked stale.
+ */
+import type { ServiceResolver } from '../admission/webhook/client.js';
+import { goNetError, urlError } from '../handlers/connectnet.js';
+import type { Store } from '../registry/store.js';
+import type { AdmissionLookup, KubeObject } from '../registry/types.js';
+import { semanticEqual } from '../registry/semanticequal.js';
+import { apiServiceInfo, conditionsOf, type APIServiceCondition, type APIServiceInfo } from './apiservice.js';
+import { backendRequest, hostPort, setAuthProxyHeaders, type ProxyClientCredentials } from './transport.js';
+import { StoreFollower } from './follower.js';
+
+export interface RemoteDiscovery {
+  /** The APIResourceList's resources, as the backend listed them. */
+  resources: Record<string, unknown>[];
+  /** The last check reached the backend (kube's Current; Stale otherwise). */
+  fresh: boolean;
+}
+
+export interface AvailabilityHost {
+  apiServices: () => Store | undefined;
+  /** Stores whose changes trigger a check of every APIService (Services, EndpointSlices). */
+  watched: () => (Store | undefined)[];
+  lookup: (group: string, resource: string) => AdmissionLookup | undefined;
+  resolver: ServiceResolver;
+  credentials?: ProxyClientCredentials;
+  /** kube's resync period (30 s). */
+  resyncMs?: number;
+}
+
+const attempts = 5;
+const checkTimeoutMs = 5000;
+const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+
+/** The APIServices of the cache, decoded. */
+export function cachedAPIServices(store: Store | undefined): APIServiceInfo[] {
+  const cacher = store?.cacher;
+  if (!store || !cacher) return [];
+  const out: APIServiceInfo[] = [];
+  for (const [key, v] of cacher.cache.tree.entries(store.resourcePrefix)) {
+    if (!key.startsWith(store.resourcePrefix)) break;
+    out.push(apiServiceInfo(v.object));
+  }
+  return out;
+}
+
+export class AvailableConditionController {
+  private readonly discovery = new Map<string, RemoteDiscovery>();
+  private readonly follower: StoreFollower;
+  private resync?: NodeJS.Timeout;
+  private pending = false;
+  private running?: Promise<void>;
+  private stopped = false;
+
+  constructor(private readonly h: AvailabilityHost) {
+    this.follower = new StoreFollower(() => [h.apiServices(), ...h.watched()], () => this.enqueue());
+  }
+
+  start(): void {
+    this.follower.start();
+    this.resync = setInterval(() => this.enqueue(), this.h.resyncMs ?? 30_000);
+    this.resync.unref();
+    this.enqueue();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.follower.stop();
+    clearInterval(this.resync);
+  }
+
+  /** Resolves once no pass is under way or queued (tests). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  /** What the APIService's backend last listed, if it was ever reached. */
+  discoveryOf(name: string): RemoteDiscovery | undefined {
+    return this.discovery.get(name);
+  }
+
+  enqueue(): void {
+    this.pending = true;
+    if (!this.running) this.running = this.drain().finally(() => { this.running = undefined; });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.pending && !this.stopped) {
+      this.pending = false;
+      const remote = cachedAPIServices(this.h.apiServices()).filter((s) => s.service);
+      const names = new Set(remote.map((s) => s.name));
+      for (const name of this.discovery.keys()) if (!names.has(name)) this.discovery.delete(name);
+      await Promise.all(remote.map((s) => this.sync(s).catch((err: unknown) => {
+        if (!this.stopped) console.error(`apiservice ${s.name}: ${(err as Error).message}`);
+      })));
+    }
+  }
+
+  private async sync(s: APIServiceInfo): Promise<void> {
+    const condition = await this.check(s);
+    const current = structuredClone(s.object);
+    const conditions = conditionsOf(current);
+    const existing = conditions.find((c) => c.type === 'Available');
+    const next = existing
+      ? { ...existing, reason: condition.reason, message: condition.message, ...(existing.status !== condition.status ? { status: condition.status, lastTransitionTime: condition.lastTransitionTime } : {}) }
+      : condition;
+    const status = { ...((current.status ?? {}) as Record<string, unknown>), conditions: existing ? conditions.map((c) => (c === existing ? next : c)) : [...conditions, next] };
+    if (semanticEqual(current.status ?? {}, status)) return;
+    const lookup = this.h.lookup('apiregistration.k8s.io', 'apiservices');
+    await lookup?.updateStatus?.('', s.name, (latest: KubeObject) => {
+      const latestConditions = conditionsOf(latest).filter((c) => c.type !== 'Available');
+      const prior = conditionsOf(latest).find((c) => c.type === 'Available');
+      const merged = prior && prior.status === next.status ? { ...next, lastTransitionTime: prior.lastTransitionTime } : next;
+      return { ...latest, status: { ...((latest.status ?? {}) as Record<string, unknown>), conditions: [...latestConditions, merged] } };
+    });
+  }
+
+  /** kube's sync: the first check that fails names the condition; all passing is Available. */
+  private async check(s: APIServiceInfo): Promise<APIServiceCondition> {
+    const { namespace, name, port } = s.service!;
+    const unavailable = (reason: string, message: string, status = 'False'): APIServiceCondition => ({ type: 'Available', status, lastTransitionTime: now(), reason, message });
+    let svc: KubeObject | undefined;
+    try {
+      svc = await this.h.lookup('', 'services')?.get(namespace, name);
+    } catch (err) {
+      return unavailable('ServiceAccessError', `service/${name} in "${namespace}" cannot be checked due to: ${(err as Error).message}`, 'Unknown');
+    }
+    if (!svc) return unavailable('ServiceNotFound', `service/${name} in "${namespace}" is not present`);
+    const spec = (svc.spec ?? {}) as { type?: string; ports?: { name?: string; port?: number }[] };
+    if ((spec.type ?? 'ClusterIP') === 'ClusterIP') {
+      const servicePort = (spec.ports ?? []).find((p) => p.port === port);
+      if (!servicePort) return unavailable('ServicePortError', `service/${name} in "${namespace}" is not listening on port ${port}`);
+      const portName = servicePort.name ?? '';
+      let slices: KubeObject[];
+      try {
+        slices = ((await this.h.lookup('discovery.k8s.io', 'endpointslices')?.list(namespace)) ?? [])
+          .filter((sl) => sl.metadata.labels?.['kubernetes.io/service-name'] === name);
+      } catch (err) {
+        return unavailable('EndpointsAccessError', `service/${name} in "${namespace}" cannot be checked due to: ${(err as Error).message}`, 'Unknown');
+      }
+      if (slices.length === 0) return unavailable('EndpointsNotFound', `cannot find endpointslices for service/${name} in "${namespace}"`);
+      if (!hasAvailableEndpoint(portName, slices)) return unavailable('MissingEndpoints', `endpointslices for service/${name} in "${namespace}" have no addresses with port name "${portName}"`);
+    }
+    const results = await Promise.all(Array.from({ length: attempts }, () => this.discover(s)));
+    const success = results.find((r) => typeof r !== 'string');
+    const previous = this.discovery.get(s.name);
+    if (success === undefined) {
+      if (previous) previous.fresh = false;
+      else this.discovery.set(s.name, { resources: [], fresh: false });
+      return unavailable('FailedDiscoveryCheck', results[results.length - 1] as string);
+    }
+    this.discovery.set(s.name, { resources: success.resources, fresh: true });
+    return { type: 'Available', status: 'True', lastTransitionTime: now(), reason: 'Passed', message: 'all checks passed' };
+  }
+
+  /** One GET of the group version's discovery document: its resources, or kube's error text. */
+  private async discover(s: APIServiceInfo): Promise<{ resources: Record<string, unknown>[] } | string> {
+    const { namespace, name, port } = s.service!;
+    let to;
+    try {
+      to = await this.h.resolver.resolve(namespace, name, port);
+    } catch (err) {
+      return (err as Error).message;
+    }
+    const path = s.name === 'v1.' ? `/api/${s.version}` : `/apis/${s.group}/${s.version}`;
+    const url = `https://${hostPort(to)}${path}`;
+    const failing = (cause: string) => `failing or missing response from ${url}: ${cause}`;
+    return new Promise((resolve) => {
+      const headers = {};
+      setAuthProxyHeaders(headers, { name: 'system:kube-aggregator', groups: ['system:masters'] });
+      const out = backendRequest(s, this.h.credentials, to, 'GET', path, headers);
+      const timer = setTimeout(() => {
+        out.destroy();
+        resolve(failing(urlError('GET', url, 'context deadline exceeded (Client.Timeout exceeded while awaiting headers)')));
+      }, checkTimeoutMs);
+      out.on('error', (err) => {
+        clearTimeout(timer);
+        resolve(failing(urlError('GET', url, goNetError(err, hostPort(to)))));
+      });
+      out.on('response', (back) => {
+        const chunks: Buffer[] = [];
+        back.on('data', (c: Buffer) => chunks.push(c));
+        back.on('error', () => undefined);
+        back.on('end', () => {
+          clearTimeout(timer);
+          const code = back.statusCode ?? 0;
+          if (code < 200 || code >= 300) return resolve(failing(`bad status from ${url}: ${code}`));
+          let resources: Record<string, unknown>[] = [];
+          try {
+            const doc = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { resources?: unknown };
+            if (Array.isArray(doc.resources)) resources = doc.resources as Record<string, unknown>[];
+          } catch {
+            // A 2xx the aggregator cannot read still passes kube's check; discovery lists nothing for it.
+          }
+          resolve({ resources });
+        });
+      });
+      out.end();
+    });
+  }
+}
+
+/** kube's hasAvailableEndpoint: a slice with the port's name and an endpoint not marked unready. */
+function hasAvailableEndpoint(portName: string, slices: KubeObject[]): boolean {
+  for (const slice of slices) {
+    const ports = (slice.ports ?? []) as { name?: string }[];
+    if (!ports.some((p) => (p.name ?? '') === portName)) continue;
+    for (const ep of (slice.endpoints ?? []) as { conditions?: { ready?: boolean } }[]) {
+      if (ep.conditions?.ready !== false) return true;
+    }
+  }
+  return false;
+}

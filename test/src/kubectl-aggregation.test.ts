@@ -1,0 +1,236 @@
+/**
+ * The aggregation layer with a real aggregated API server (an HTTPS server in this process that
+ * trusts only the front-proxy CA Windlass publishes in kube-system/extension-apiserver-authentication,
+ * as servers built on k8s.io/apiserver do) and the real kubectl: an APIService naming a Service
+ * becomes Available once its server answers discovery, its group shows in discovery, requests
+ * reach the server as the caller (request-header identity, never the caller's token), the
+ * caller's authorization is checked first, and an APIService whose server is gone or whose
+ * Service is missing is marked so, with kube's reasons and messages, and answers 503.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
+import { eventually, kubectlAsync, type RunningServer, useWindlass } from './harness.js';
+
+const server = useWindlass();
+let s: RunningServer;
+let backend: https.Server;
+let port = 0;
+let caBundle = '';
+const group = 'metrics.e2e.example.com';
+/** What the aggregated server saw of each request. */
+const seen: { path: string; user?: string; groups: string[]; extra: Record<string, string>; authorization?: string; clientCN?: string }[] = [];
+
+const run = (args: string[], input?: string) => kubectlAsync(s.kubeconfig, args, input);
+async function ok(args: string[], input?: string): Promise<string> {
+  const r = await run(args, input);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** A CA and a serving certificate for the service's DNS name, as an aggregated server's deployment has. */
+function servingCertificates(): { ca: string; cert: string; key: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'aggregated-e2e-'));
+  try {
+    const sh = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+    sh('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=e2e-aggregated-ca');
+    sh('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'tls.key', '-out', 'tls.csr', '-subj', '/CN=metrics-api');
+    writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=DNS:metrics-api.aggr.svc\nextendedKeyUsage=serverAuth\n');
+    sh('x509', '-req', '-in', 'tls.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'tls.crt', '-days', '2', '-extfile', 'ext.cnf');
+    return { ca: readFileSync(join(dir, 'ca.crt'), 'utf8'), cert: readFileSync(join(dir, 'tls.crt'), 'utf8'), key: readFileSync(join(dir, 'tls.key'), 'utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const resourceList = {
+  kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/v1`,
+  resources: [
+    { name: 'widgets', singularName: 'widget', namespaced: true, kind: 'Widget', verbs: ['get', 'list'], shortNames: ['wg'] },
+    { name: 'widgets/status', singularName: '', namespaced: true, kind: 'Widget', verbs: ['get'] },
+  ],
+};
+
+/** The aggregated server: discovery, and widgets that say whom they were served to. */
+function answer(req: IncomingMessage): { code: number; body: unknown } {
+  const path = (req.url ?? '').split('?')[0];
+  const header = (name: string) => req.headers[name] as string | undefined;
+  const extra: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) if (name.startsWith('x-remote-extra-')) extra[name.slice(15)] = String(value);
+  const groups = req.headersDistinct['x-remote-group'] ?? [];
+  seen.push({ path, user: header('x-remote-user'), groups, extra, authorization: header('authorization'), clientCN: (req.socket as TLSSocket).getPeerCertificate().subject?.CN as string | undefined });
+  if (path === `/apis/${group}/v1`) return { code: 200, body: resourceList };
+  const widget = (name: string) => ({ apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name, namespace: 'default', annotations: { 'served-to': header('x-remote-user') ?? '' } }, spec: { query: req.url } });
+  if (path === `/apis/${group}/v1/namespaces/default/widgets`) return { code: 200, body: { apiVersion: `${group}/v1`, kind: 'WidgetList', metadata: {}, items: [widget('w1'), widget('w2')] } };
+  if (path === `/apis/${group}/v1/namespaces/default/widgets/w1`) return { code: 200, body: widget('w1') };
+  return { code: 404, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'not here', reason: 'NotFound', code: 404 } };
+}
+
+interface AuthConfigMap { data: Record<string, string> }
+
+/** A GET with the admin token and impersonation headers kubectl cannot send. */
+function impersonating(path: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+  const token = readFileSync(join(s.dataDir, 'admin-token'), 'utf8').trim();
+  return new Promise((resolve, reject) => {
+    const req = https.request(`${s.url}${path}`, { ca: readFileSync(join(s.dataDir, 'pki', 'ca.crt')), servername: 'localhost', headers: { authorization: `Bearer ${token}`, ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+beforeAll(async () => {
+  s = server();
+  // The front-proxy trust, as an aggregated server reads it at start.
+  let auth: AuthConfigMap | undefined;
+  await eventually(async () => {
+    const r = await run(['get', 'configmap', '-n', 'kube-system', 'extension-apiserver-authentication', '-o', 'json']);
+    if (r.code === 0) auth = JSON.parse(r.stdout) as AuthConfigMap;
+    return auth !== undefined;
+  }, 20000);
+  const tls = servingCertificates();
+  caBundle = Buffer.from(tls.ca).toString('base64');
+  // Only clients with a certificate from the request-header CA get through the handshake.
+  backend = https.createServer({ cert: tls.cert, key: tls.key, ca: auth!.data['requestheader-client-ca-file'], requestCert: true, rejectUnauthorized: true }, (req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const { code, body } = answer(req);
+      res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+  port = (backend.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  backend.closeAllConnections();
+  await new Promise((resolve) => backend.close(resolve));
+});
+
+const apiService = (name: string, service: string) => `
+apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata:
+  name: ${name}
+spec:
+  group: ${name.slice(name.indexOf('.') + 1)}
+  version: ${name.slice(0, name.indexOf('.'))}
+  service: {namespace: aggr, name: ${service}, port: ${port}}
+  caBundle: ${caBundle}
+  groupPriorityMinimum: 100
+  versionPriority: 100
+`;
+
+async function available(name: string): Promise<{ status: string; reason: string; message: string } | undefined> {
+  const r = await run(['get', 'apiservice', name, '-o', 'json']);
+  if (r.code !== 0) return undefined;
+  const conditions = (JSON.parse(r.stdout) as { status?: { conditions?: { type: string; status: string; reason: string; message: string }[] } }).status?.conditions ?? [];
+  return conditions.find((c) => c.type === 'Available');
+}
+
+test('the front-proxy trust is published in extension-apiserver-authentication', async () => {
+  const data = (JSON.parse(await ok(['get', 'configmap', '-n', 'kube-system', 'extension-apiserver-authentication', '-o', 'json'])) as AuthConfigMap).data;
+  expect(Object.keys(data).sort()).toEqual([
+    'client-ca-file', 'requestheader-allowed-names', 'requestheader-client-ca-file', 'requestheader-extra-headers-prefix',
+    'requestheader-group-headers', 'requestheader-uid-headers', 'requestheader-username-headers',
+  ]);
+  expect(data['requestheader-allowed-names']).toBe('["front-proxy-client"]');
+  expect(data['requestheader-username-headers']).toBe('["X-Remote-User"]');
+  expect(data['requestheader-group-headers']).toBe('["X-Remote-Group"]');
+  expect(data['requestheader-extra-headers-prefix']).toBe('["X-Remote-Extra-"]');
+  // The serving CA signs client certificates (admin.conf); the front-proxy CA is another one.
+  expect(data['client-ca-file']).toBe(readFileSync(join(s.dataDir, 'pki', 'ca.crt'), 'utf8'));
+  expect(data['requestheader-client-ca-file']).toBe(readFileSync(join(s.dataDir, 'pki', 'front-proxy-ca.crt'), 'utf8'));
+  expect(data['requestheader-client-ca-file']).not.toBe(data['client-ca-file']);
+});
+
+test('an APIService whose server answers is Available, listed in discovery, and serves kubectl as the caller', async () => {
+  await ok(['create', 'namespace', 'aggr']);
+  // No cluster network here: the service names the host the aggregated server listens on.
+  await ok(['apply', '-f', '-'], `apiVersion: v1\nkind: Service\nmetadata: {name: metrics-api, namespace: aggr}\nspec: {type: ExternalName, externalName: 127.0.0.1}\n---\n${apiService(`v1.${group}`, 'metrics-api')}`);
+  expect(await eventually(async () => (await available(`v1.${group}`))?.status === 'True', 20000)).toBe(true);
+  expect(await available(`v1.${group}`)).toMatchObject({ status: 'True', reason: 'Passed', message: 'all checks passed' });
+  // The discovery check went as the aggregator, in system:masters, with the front-proxy client certificate.
+  expect(seen.find((r) => r.path === `/apis/${group}/v1`)).toMatchObject({ user: 'system:kube-aggregator', groups: ['system:masters'], clientCN: 'front-proxy-client' });
+
+  const apis = JSON.parse(await ok(['get', '--raw', '/apis'])) as { groups: { name: string; preferredVersion: { groupVersion: string } }[] };
+  expect(apis.groups.find((g) => g.name === group)).toEqual({ name: group, versions: [{ groupVersion: `${group}/v1`, version: 'v1' }], preferredVersion: { groupVersion: `${group}/v1`, version: 'v1' } });
+  expect(JSON.parse(await ok(['get', '--raw', `/apis/${group}`]))).toMatchObject({ kind: 'APIGroup', name: group });
+  // /apis/<group>/<version> is the aggregated server's own document.
+  expect(JSON.parse(await ok(['get', '--raw', `/apis/${group}/v1`]))).toEqual(resourceList);
+  // kubectl's aggregated discovery lists the remote resources with their short names.
+  const resources = await ok(['api-resources', `--api-group=${group}`, '--no-headers']);
+  expect(resources.trim().split(/\s+/)).toEqual(['widgets', 'wg', `${group}/v1`, 'true', 'Widget']);
+
+  seen.length = 0;
+  const list = JSON.parse(await ok(['get', 'wg', '-n', 'default', '-o', 'json', '--chunk-size=0'])) as { kind: string; items: { metadata: { name: string; annotations: Record<string, string> } }[] };
+  expect(list.items.map((i) => i.metadata.name)).toEqual(['w1', 'w2']);
+  expect(list.items[0].metadata.annotations['served-to']).toBe('windlass-admin');
+  const request = seen.find((r) => r.path === `/apis/${group}/v1/namespaces/default/widgets`)!;
+  // The caller's identity in request headers, over the front-proxy client certificate; its token stays here.
+  expect(request).toMatchObject({ user: 'windlass-admin', clientCN: 'front-proxy-client', authorization: undefined });
+  expect(request.groups).toEqual(expect.arrayContaining(['system:masters', 'system:authenticated']));
+  const one = JSON.parse(await ok(['get', `widgets.${group}`, 'w1', '-n', 'default', '-o', 'json'])) as { metadata: { name: string } };
+  expect(one.metadata.name).toBe('w1');
+});
+
+test('authorization comes first: a caller without the permission is refused here, and the aggregated server never sees it', async () => {
+  seen.length = 0;
+  const r = await run(['get', 'widgets.' + group, '-n', 'default', '--as=jane', '--as-group=developers']);
+  expect(r.code).not.toBe(0);
+  expect(r.stderr).toContain(`widgets.${group} is forbidden: User "jane" cannot list resource "widgets" in API group "${group}" in the namespace "default"`);
+  expect(seen.filter((x) => x.path.includes('/widgets'))).toEqual([]);
+  // Allowed through RBAC, the impersonated user (and its extra) is who the server sees.
+  await ok(['create', 'clusterrole', 'widget-reader', `--verb=get,list`, `--resource=widgets.${group}`]);
+  await ok(['create', 'clusterrolebinding', 'widget-reader', '--clusterrole=widget-reader', '--user=jane']);
+  let last = '';
+  const allowed = await eventually(async () => {
+    const r = await run(['get', `widgets.${group}`, '-n', 'default', '--as=jane', '--as-group=developers', '-o', 'name']);
+    last = r.stderr;
+    return r.code === 0;
+  }, 10000);
+  expect(last).toBe('');
+  expect(allowed).toBe(true);
+  expect(seen.filter((x) => x.path.endsWith('/widgets')).at(-1)).toMatchObject({ user: 'jane', groups: ['developers', 'system:authenticated'], extra: {} });
+  // An impersonated user's extra goes on as X-Remote-Extra-<key> (kubectl here has no --as-user-extra).
+  const answer = await impersonating(`/apis/${group}/v1/namespaces/default/widgets`, { 'Impersonate-User': 'jane', 'Impersonate-Extra-Team': 'blue' });
+  expect(answer.status).toBe(200);
+  const request = seen.filter((x) => x.path.endsWith('/widgets')).at(-1)!;
+  expect(request.user).toBe('jane');
+  expect(request.groups).toEqual(['system:authenticated']);
+  expect(request.extra).toEqual({ team: 'blue' });
+});
+
+test('an APIService whose Service is missing, or whose server stopped answering, is not Available and answers 503', async () => {
+  await ok(['apply', '-f', '-'], apiService(`v1.other.${group}`, 'missing'));
+  expect(await eventually(async () => (await available(`v1.other.${group}`))?.reason === 'ServiceNotFound', 20000)).toBe(true);
+  expect(await available(`v1.other.${group}`)).toMatchObject({ status: 'False', message: 'service/missing in "aggr" is not present' });
+  const refused = await run(['get', '--raw', `/apis/other.${group}/v1/namespaces/default/things`]);
+  expect(refused.stderr).toContain('the server is currently unable to handle the request');
+  // Listed in /apis all the same (kube lists every APIService's group).
+  expect((JSON.parse(await ok(['get', '--raw', '/apis'])) as { groups: { name: string }[] }).groups.map((g) => g.name)).toContain(`other.${group}`);
+
+  backend.closeAllConnections();
+  await new Promise((resolve) => backend.close(resolve));
+  // A change of the APIService brings a check now rather than at the next resync.
+  await ok(['label', 'apiservice', `v1.${group}`, 'checked=again']);
+  expect(await eventually(async () => (await available(`v1.${group}`))?.status === 'False', 20000)).toBe(true);
+  const url = `https://127.0.0.1:${port}/apis/${group}/v1`;
+  const condition = await available(`v1.${group}`);
+  expect(condition?.reason).toBe('FailedDiscoveryCheck');
+  expect(condition?.message).toBe(`failing or missing response from ${url}: Get "${url}": dial tcp 127.0.0.1:${port}: connect: connection refused`);
+  const raw = await run(['get', '--raw', `/apis/${group}/v1/namespaces/default/widgets`]);
+  expect(raw.stderr).toContain('Error from server (ServiceUnavailable): the server is currently unable to handle the request');
+  // Its discovery is marked stale, so kubectl leaves its resources out, as client-go does with kube.
+  const gone = await run(['get', `widgets.${group}`, '-n', 'default']);
+  expect(gone.code).not.toBe(0);
+  expect(gone.stderr).toContain('the server doesn\'t have a resource type "widgets"');
+});
