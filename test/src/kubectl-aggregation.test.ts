@@ -9,17 +9,19 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TLSSocket } from 'node:tls';
+import type { Duplex } from 'node:stream';
+import tls, { type TLSSocket } from 'node:tls';
 import { eventually, kubectlAsync, type RunningServer, useWindlass } from './harness.js';
 
 const server = useWindlass();
 let s: RunningServer;
 let backend: https.Server;
+let watchStream: ServerResponse | undefined;
 let port = 0;
 let caBundle = '';
 const group = 'metrics.e2e.example.com';
@@ -66,6 +68,7 @@ function answer(req: IncomingMessage): { code: number; body: unknown } {
   seen.push({ path, user: header('x-remote-user'), groups, extra, authorization: header('authorization'), clientCN: (req.socket as TLSSocket).getPeerCertificate().subject?.CN as string | undefined });
   if (path === `/apis/${group}/v1`) return { code: 200, body: resourceList };
   const widget = (name: string) => ({ apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name, namespace: 'default', annotations: { 'served-to': header('x-remote-user') ?? '' } }, spec: { query: req.url } });
+  if (path === `/apis/${group}/v1/namespaces/default/widgets` && /[?&]watch=1/.test(req.url ?? '')) return { code: 200, body: 'watch' };
   if (path === `/apis/${group}/v1/namespaces/default/widgets`) return { code: 200, body: { apiVersion: `${group}/v1`, kind: 'WidgetList', metadata: {}, items: [widget('w1'), widget('w2')] } };
   if (path === `/apis/${group}/v1/namespaces/default/widgets/w1`) return { code: 200, body: widget('w1') };
   return { code: 404, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'not here', reason: 'NotFound', code: 404 } };
@@ -103,8 +106,21 @@ beforeAll(async () => {
     req.resume();
     req.on('end', () => {
       const { code, body } = answer(req);
+      if (body === 'watch') {
+        // A watch: the first event now, the rest when the test says.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write(`${JSON.stringify({ type: 'ADDED', object: { kind: 'Widget', metadata: { name: 'w1' } } })}\n`);
+        watchStream = res;
+        return;
+      }
       res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     });
+  });
+  // An upgraded connection echoes what it gets, prefixed with whom it serves.
+  backend.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+    const user = String(req.headers['x-remote-user']);
+    socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n');
+    socket.on('data', (d: Buffer) => socket.write(`${user}:${d.toString()}`));
   });
   await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
   port = (backend.address() as AddressInfo).port;
@@ -207,6 +223,42 @@ test('authorization comes first: a caller without the permission is refused here
   expect(request.user).toBe('jane');
   expect(request.groups).toEqual(['system:authenticated']);
   expect(request.extra).toEqual({ team: 'blue' });
+});
+
+test('a watch streams through as its server writes it, and an upgrade request is upgraded end to end', async () => {
+  const token = readFileSync(join(s.dataDir, 'admin-token'), 'utf8').trim();
+  const ca = readFileSync(join(s.dataDir, 'pki', 'ca.crt'));
+  const lines: string[] = [];
+  let ended = false;
+  const req = https.request(`${s.url}/apis/${group}/v1/namespaces/default/widgets?watch=1`, { ca, servername: 'localhost', headers: { authorization: `Bearer ${token}` } }, (res) => {
+    let buf = '';
+    res.on('data', (d) => {
+      buf += d;
+      const parts = buf.split('\n');
+      buf = parts.pop()!;
+      lines.push(...parts);
+    });
+    res.on('end', () => (ended = true));
+  });
+  req.end();
+  // The first event arrives while the aggregated server still holds the stream open.
+  expect(await eventually(() => lines.length === 1, 10000)).toBe(true);
+  expect(ended).toBe(false);
+  expect(JSON.parse(lines[0])).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'w1' } } });
+  watchStream!.end(`${JSON.stringify({ type: 'DELETED', object: { kind: 'Widget', metadata: { name: 'w1' } } })}\n`);
+  expect(await eventually(() => ended, 10000)).toBe(true);
+  expect(lines.map((l) => (JSON.parse(l) as { type: string }).type)).toEqual(['ADDED', 'DELETED']);
+
+  const sock = tls.connect({ host: '127.0.0.1', port: s.port, ca, servername: 'localhost' });
+  let received = '';
+  sock.on('data', (d) => (received += d));
+  sock.write(`GET /apis/${group}/v1/namespaces/default/widgets/w1/attach HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nConnection: Upgrade\r\nUpgrade: echo\r\nX-Remote-User: mallory\r\n\r\n`);
+  expect(await eventually(() => received.includes('\r\n\r\n'), 10000)).toBe(true);
+  expect(received.split('\r\n')[0]).toBe('HTTP/1.1 101 Switching Protocols');
+  sock.write('ping');
+  // Upgraded as the caller, whatever identity header it sent.
+  expect(await eventually(() => received.endsWith('windlass-admin:ping'), 10000)).toBe(true);
+  sock.destroy();
 });
 
 test('an APIService whose Service is missing, or whose server stopped answering, is not Available and answers 503', async () => {

@@ -4,11 +4,13 @@
  * whoever made it (request-header identity, the caller's credentials dropped). An APIService
  * that is not Available, or whose service does not resolve, is answered `service unavailable`
  * (503, plain text, as Go's http.Error writes it); a backend that cannot be reached, with the
- * network error (503 too, the aggregator's responder).
+ * network error (503 too, the aggregator's responder). Answers stream back as they come (watches);
+ * upgrade requests are upgraded end to end (handlers/connectupgrade.ts) with the same identity.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { ResolvedAddress, ServiceResolver } from '../admission/webhook/client.js';
-import { consumedHeader, forwardedFor, goNetError, hopHeaders } from '../handlers/connectnet.js';
+import { consumedHeader, forwardedFor, goNetError, hopHeaders, type BackendTLS } from '../handlers/connectnet.js';
+import { isUpgradeRequest, proxyUpgrade } from '../handlers/connectupgrade.js';
 import type { UserInfo } from '../registry/types.js';
 import type { APIServiceInfo } from './apiservice.js';
 import { backendRequest, hostPort, setAuthProxyHeaders, type ProxyClientCredentials } from './transport.js';
@@ -57,7 +59,20 @@ export async function proxyToAPIService(req: IncomingMessage, res: ServerRespons
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const query = q < 0 ? '' : reencodeQuery(url.slice(q + 1));
-  const path = `${q < 0 ? url : url.slice(0, q)}${query ? `?${query}` : ''}`;
+  const rawPath = q < 0 ? url : url.slice(0, q);
+  if (isUpgradeRequest(req)) {
+    const identity: OutgoingHttpHeaders = {};
+    setAuthProxyHeaders(identity, user);
+    const tls: BackendTLS = { ca: s.caPem, cert: t.credentials?.cert, key: t.credentials?.key, verify: !s.insecureSkipTLSVerify, servername: `${s.service.name}.${s.service.namespace}.svc` };
+    try {
+      await proxyUpgrade(req, res, { scheme: 'https', host: hostPort(to), path: rawPath, query }, tls, identity);
+    } catch (err) {
+      // The aggregator's responder: any failure to upgrade is a 503 with the error's text.
+      plainError(res, 503, (err as Error).message);
+    }
+    return;
+  }
+  const path = `${rawPath}${query ? `?${query}` : ''}`;
   const headers: OutgoingHttpHeaders = {};
   const connectionTokens = String(req.headers.connection ?? '').toLowerCase().split(',').map((x) => x.trim());
   for (const [name, value] of Object.entries(req.headers)) {

@@ -10,8 +10,7 @@
  *   100, labelled `automanaged: true`: created, kept and deleted as CRDs come and go.
  *
  * APIServices without the label (those users create, for aggregated servers behind a Service)
- * are never touched. Windlass serves local APIServices only: one naming a Service is stored and
- * listed but requests for its group are not proxied to it.
+ * are never touched; the aggregation layer (aggregator/) serves those.
  */
 import { StoreFollower } from '../aggregator/follower.js';
 import type { Store } from '../registry/store.js';

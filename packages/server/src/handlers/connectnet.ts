@@ -28,6 +28,8 @@ export interface BackendTLS {
   key?: string | Buffer;
   /** Without a CA kube skips verification (transportConfig: no CA means Insecure); the proxy transport always does. */
   verify: boolean;
+  /** The name the certificate is verified against (and sent as SNI), when it is not the host dialed. */
+  servername?: string;
 }
 
 export function kubeletBackend(t: KubeletTLS | undefined, insecure = false): BackendTLS {
@@ -78,7 +80,8 @@ export const locationURL = (l: Location) => `${l.scheme || 'http'}://${l.host}${
 
 export function tlsOptions(b: BackendTLS, hostname: string): tls.ConnectionOptions {
   const o: tls.ConnectionOptions = { rejectUnauthorized: b.verify, ALPNProtocols: ['http/1.1'] };
-  if (net.isIP(hostname) === 0) o.servername = hostname;
+  if (b.servername !== undefined) o.servername = b.servername;
+  else if (net.isIP(hostname) === 0) o.servername = hostname;
   if (b.ca !== undefined) o.ca = b.ca;
   if (b.cert !== undefined) o.cert = b.cert;
   if (b.key !== undefined) o.key = b.key;

@@ -6,7 +6,7 @@
  * dialed to the backend and its answer read: on 101 the client's socket is taken over and the
  * two are piped both ways; a refusal (>= 400) is relayed as the backend wrote it.
  */
-import { ServerResponse, type IncomingMessage } from 'node:http';
+import { ServerResponse, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { goQuote, newUntypedError } from '@windlass/machinery';
@@ -61,7 +61,7 @@ function hijack(req: IncomingMessage, res: ServerResponse): Upgraded {
 }
 
 /** tryUpgrade: dial, write the request, read the answer; on 101 hand the two sockets to each other. */
-export async function proxyUpgrade(req: IncomingMessage, res: ServerResponse, l: Location, b: BackendTLS): Promise<void> {
+export async function proxyUpgrade(req: IncomingMessage, res: ServerResponse, l: Location, b: BackendTLS, identity?: OutgoingHttpHeaders): Promise<void> {
   let backend: Duplex;
   try {
     backend = await dialURL(l, b);
@@ -73,9 +73,14 @@ export async function proxyUpgrade(req: IncomingMessage, res: ServerResponse, l:
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i];
     if (consumedHeader(name) || /^host$/i.test(name) || /^x-forwarded-for$/i.test(name)) continue;
+    // The aggregator's request-header identity replaces whatever identity headers came in.
+    if (identity && /^x-remote-/i.test(name)) continue;
     lines.push(`${name}: ${raw[i + 1]}`);
   }
   lines.push(`X-Forwarded-For: ${forwardedFor(req)}`);
+  for (const [name, value] of Object.entries(identity ?? {})) {
+    for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) lines.push(`${name}: ${v}`);
+  }
   backend.write(`${lines.join('\r\n')}\r\n\r\n`);
 
   let head: Buffer;
