@@ -1,5 +1,5 @@
 /** Runs the real `windlass` binary and real clients (kubectl) against it. */
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -101,6 +101,21 @@ export function kubectlAsync(kubeconfig: string, args: string[], input?: string)
     });
     child.stdin?.end(input ?? '');
   });
+}
+
+/** A CA and a serving certificate signed by it for `subjectAltName` (openssl's syntax), made with openssl: a webhook's or an aggregated server's. */
+export function servingCertificates(subjectAltName: string, name = 'e2e-backend'): { ca: string; cert: string; key: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'e2e-certs-'));
+  try {
+    const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+    run('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', `/CN=${name}-ca`);
+    run('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'tls.key', '-out', 'tls.csr', '-subj', `/CN=${name}`);
+    writeFileSync(join(dir, 'ext.cnf'), `subjectAltName=${subjectAltName}\nextendedKeyUsage=serverAuth\n`);
+    run('x509', '-req', '-in', 'tls.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'tls.crt', '-days', '2', '-extfile', 'ext.cnf');
+    return { ca: readFileSync(join(dir, 'ca.crt'), 'utf8'), cert: readFileSync(join(dir, 'tls.crt'), 'utf8'), key: readFileSync(join(dir, 'tls.key'), 'utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export function kubectlOk(kubeconfig: string, args: string[], input?: string): string {

@@ -7,16 +7,14 @@
  * caller's authorization is checked first, and an APIService whose server is gone or whose
  * Service is missing is marked so, with kube's reasons and messages, and answers 503.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import tls, { type TLSSocket } from 'node:tls';
-import { eventually, kubectlAsync, type RunningServer, useWindlass } from './harness.js';
+import { eventually, kubectlAsync, servingCertificates, type RunningServer, useWindlass } from './harness.js';
 
 const server = useWindlass();
 let s: RunningServer;
@@ -33,21 +31,6 @@ async function ok(args: string[], input?: string): Promise<string> {
   const r = await run(args, input);
   if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
   return r.stdout;
-}
-
-/** A CA and a serving certificate for the service's DNS name, as an aggregated server's deployment has. */
-function servingCertificates(): { ca: string; cert: string; key: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'aggregated-e2e-'));
-  try {
-    const sh = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-    sh('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=e2e-aggregated-ca');
-    sh('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'tls.key', '-out', 'tls.csr', '-subj', '/CN=metrics-api');
-    writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=DNS:metrics-api.aggr.svc\nextendedKeyUsage=serverAuth\n');
-    sh('x509', '-req', '-in', 'tls.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'tls.crt', '-days', '2', '-extfile', 'ext.cnf');
-    return { ca: readFileSync(join(dir, 'ca.crt'), 'utf8'), cert: readFileSync(join(dir, 'tls.crt'), 'utf8'), key: readFileSync(join(dir, 'tls.key'), 'utf8') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 const resourceList = {
@@ -99,7 +82,8 @@ beforeAll(async () => {
     if (r.code === 0) auth = JSON.parse(r.stdout) as AuthConfigMap;
     return auth !== undefined;
   }, 20000);
-  const tls = servingCertificates();
+  // A CA and a serving certificate for the service's DNS name, as an aggregated server's deployment has.
+  const tls = servingCertificates('DNS:metrics-api.aggr.svc', 'metrics-api');
   caBundle = Buffer.from(tls.ca).toString('base64');
   // Only clients with a certificate from the request-header CA get through the handshake.
   backend = https.createServer({ cert: tls.cert, key: tls.key, ca: auth!.data['requestheader-client-ca-file'], requestCert: true, rejectUnauthorized: true }, (req, res) => {

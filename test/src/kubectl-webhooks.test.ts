@@ -5,13 +5,9 @@
  * mutating webhook labelled. kubectl runs asynchronously here: the webhook answers from this
  * process while kubectl waits.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { eventually, kubectlAsync as kubectlAsyncOn, type RunningServer, useWindlass } from './harness.js';
+import { eventually, kubectlAsync as kubectlAsyncOn, servingCertificates, type RunningServer, useWindlass } from './harness.js';
 
 const server = useWindlass();
 let s: RunningServer;
@@ -20,21 +16,6 @@ let port = 0;
 let caBundle = '';
 
 const kubectlAsync = (args: string[], input?: string) => kubectlAsyncOn(s.kubeconfig, args, input);
-
-/** A CA and a certificate for 127.0.0.1 signed by it, made with openssl. */
-function certificates(): { ca: string; cert: string; key: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'webhook-e2e-'));
-  try {
-    const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-    run('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=e2e-webhook-ca');
-    run('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'tls.key', '-out', 'tls.csr', '-subj', '/CN=e2e-webhook');
-    writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
-    run('x509', '-req', '-in', 'tls.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'tls.crt', '-days', '2', '-extfile', 'ext.cnf');
-    return { ca: readFileSync(join(dir, 'ca.crt'), 'utf8'), cert: readFileSync(join(dir, 'tls.crt'), 'utf8'), key: readFileSync(join(dir, 'tls.key'), 'utf8') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 /** The webhooks: /validate refuses ConfigMaps named forbidden-*, /mutate labels every ConfigMap. */
 function answer(path: string, review: any): unknown {
@@ -53,7 +34,7 @@ function answer(path: string, review: any): unknown {
 
 beforeAll(async () => {
   s = server();
-  const tls = certificates();
+  const tls = servingCertificates('IP:127.0.0.1,DNS:localhost', 'e2e-webhook');
   caBundle = Buffer.from(tls.ca).toString('base64');
   hooks = https.createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
     let body = '';

@@ -70,6 +70,7 @@ describe('defaults', () => {
       workers: 1,
       maxRequestsInflight: 400,
       maxMutatingRequestsInflight: 200,
+      requestHeaderAllowedNames: [],
       requestTimeoutMs: 60_000,
       shutdownDelayDurationMs: 0,
       serviceClusterIPRange: '10.96.0.0/12',
@@ -379,7 +380,7 @@ describe('usage()', () => {
 
   it('aligns descriptions in one column', () => {
     const flagLines = section('start');
-    expect(flagLines).toHaveLength(42);
+    expect(flagLines).toHaveLength(46);
     expect(new Set(flagLines.map(column)).size).toBe(1);
   });
 

@@ -16,7 +16,7 @@ import type { AdmissionLookup, KubeObject } from '../registry/types.js';
 import { semanticEqual } from '../registry/semanticequal.js';
 import { apiServiceInfo, conditionsOf, type APIServiceCondition, type APIServiceInfo } from './apiservice.js';
 import { backendRequest, hostPort, setAuthProxyHeaders, type ProxyClientCredentials } from './transport.js';
-import { StoreFollower } from './follower.js';
+import { StoreFollower } from '../controllers/follower.js';
 
 export interface RemoteDiscovery {
   /** The APIResourceList's resources, as the backend listed them. */
@@ -61,7 +61,7 @@ export class AvailableConditionController {
   private stopped = false;
 
   constructor(private readonly h: AvailabilityHost) {
-    this.follower = new StoreFollower(() => [h.apiServices(), ...h.watched()], () => this.enqueue());
+    this.follower = new StoreFollower(() => [h.apiServices(), ...h.watched()], { event: () => this.enqueue(), attached: () => this.enqueue() });
   }
 
   start(): void {

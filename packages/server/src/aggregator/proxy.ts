@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { ResolvedAddress, ServiceResolver } from '../admission/webhook/client.js';
-import { consumedHeader, forwardedFor, goNetError, hopHeaders, type BackendTLS } from '../handlers/connectnet.js';
+import { answerHeaders, forwardedFor, forwardedHeaders, goNetError, type BackendTLS } from '../handlers/connectnet.js';
 import { isUpgradeRequest, proxyUpgrade } from '../handlers/connectupgrade.js';
 import type { UserInfo } from '../registry/types.js';
 import type { APIServiceInfo } from './apiservice.js';
@@ -73,12 +73,7 @@ export async function proxyToAPIService(req: IncomingMessage, res: ServerRespons
     return;
   }
   const path = `${rawPath}${query ? `?${query}` : ''}`;
-  const headers: OutgoingHttpHeaders = {};
-  const connectionTokens = String(req.headers.connection ?? '').toLowerCase().split(',').map((x) => x.trim());
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || consumedHeader(name) || hopHeaders.has(name) || connectionTokens.includes(name)) continue;
-    headers[name] = value;
-  }
+  const headers = forwardedHeaders(req);
   headers['x-forwarded-for'] = forwardedFor(req);
   setAuthProxyHeaders(headers, user);
   await new Promise<void>((resolve) => {
@@ -88,14 +83,8 @@ export async function proxyToAPIService(req: IncomingMessage, res: ServerRespons
       resolve();
     });
     out.on('response', (back) => {
-      const raw = back.rawHeaders;
-      const backTokens = String(back.headers.connection ?? '').toLowerCase().split(',').map((x) => x.trim());
       const outHeaders: Record<string, string[]> = {};
-      for (let i = 0; i < raw.length; i += 2) {
-        const lower = raw[i].toLowerCase();
-        if (hopHeaders.has(lower) || backTokens.includes(lower)) continue;
-        (outHeaders[raw[i]] ??= []).push(raw[i + 1]);
-      }
+      for (const [name, value] of answerHeaders(back)) (outHeaders[name] ??= []).push(value);
       res.writeHead(back.statusCode ?? 502, outHeaders);
       // A watch streams: every chunk goes on as it comes (Go's ReverseProxy flushes streamed answers).
       res.flushHeaders();

@@ -12,7 +12,7 @@
  * APIServices without the label (those users create, for aggregated servers behind a Service)
  * are never touched; the aggregation layer (aggregator/) serves those.
  */
-import { StoreFollower } from '../aggregator/follower.js';
+import { StoreFollower } from './follower.js';
 import type { Store } from '../registry/store.js';
 import type { KubeObject } from '../registry/types.js';
 import { semanticEqual } from '../registry/semanticequal.js';
@@ -98,7 +98,7 @@ export class APIServiceAutoRegistration {
   private lastError = '';
 
   constructor(private readonly o: AutoRegisterOptions) {
-    this.follower = new StoreFollower(() => [o.apiServices, o.crds], () => this.enqueue());
+    this.follower = new StoreFollower(() => [o.apiServices, o.crds], { event: () => this.enqueue(), attached: () => this.enqueue() });
     for (const gv of o.builtinGroupVersions) {
       const p = apiServicePriorities[gv];
       // kube's makeAPIService: a group version missing from the table gets no APIService.

@@ -13,9 +13,7 @@
  * Because every replica follows the same CRDs, a CRD created through one is served by all.
  */
 import { failure, type StatusError } from '@windlass/machinery';
-import type { CachedObject } from '../cacher/cachedobject.js';
-import type { CacheWatcher } from '../cacher/cachewatcher.js';
-import type { CacheEventType } from '../cacher/watchcache.js';
+import { StoreFollower } from '../controllers/follower.js';
 import type { Store } from '../registry/store.js';
 import type { KubeObject, ResourceDefinition } from '../registry/types.js';
 import { parseListOptions } from '../registry/listoptions.js';
@@ -37,11 +35,8 @@ interface Served {
   definitions: ResourceDefinition[];
 }
 
-const noBytes = Buffer.alloc(0);
-
 export class CRDController {
-  private watcher?: CacheWatcher | null;
-  private timer?: NodeJS.Timeout;
+  private readonly follower: StoreFollower;
   private readonly served = new Map<string, Served>();
   private readonly queue = new Set<string>();
   private running?: Promise<void>;
@@ -51,19 +46,22 @@ export class CRDController {
   /** Reaches the services of conversion webhooks (set by the admission webhooks' stage, which resolves them too). */
   conversionResolver?: ServiceResolver;
 
-  constructor(private readonly crds: Store, private readonly host: ResourceHost) {}
+  constructor(private readonly crds: Store, private readonly host: ResourceHost) {
+    this.follower = new StoreFollower(() => [crds], {
+      initial: true,
+      event: (_store, _type, o) => this.enqueue(o.object.metadata.name ?? ''),
+      // CRDs deleted while no watcher followed: stop serving them.
+      attached: () => { for (const name of this.served.keys()) this.enqueue(name); },
+    });
+  }
 
   start(): void {
-    this.attach();
-    // A restarted cache closes its watchers: follow it again.
-    this.timer = setInterval(() => this.attach(), 1000);
-    this.timer.unref();
+    this.follower.start();
   }
 
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.watcher?.close();
+    this.follower.stop();
   }
 
   /** Every custom resource version this replica serves. */
@@ -74,24 +72,6 @@ export class CRDController {
   /** Resolves once every queued CRD has been looked at (tests, and start-up before serving). */
   async idle(): Promise<void> {
     while (this.running) await this.running;
-  }
-
-  private attach(): void {
-    const cacher = this.crds.cacher;
-    if (!cacher || !cacher.live || (this.watcher && !this.watcher.closed) || this.stopped) return;
-    const out = {
-      encode: (_type: CacheEventType, o: CachedObject) => {
-        this.enqueue(o.object.metadata.name ?? '');
-        return noBytes;
-      },
-      bookmark: () => noBytes,
-      write: () => undefined,
-      buffered: () => 0,
-      close: () => undefined,
-    };
-    this.watcher = cacher.watch({ prefix: this.crds.resourcePrefix, exactKey: false, matches: () => true }, out, { initial: true }, false);
-    // CRDs deleted while no watcher followed: stop serving them.
-    for (const name of this.served.keys()) this.enqueue(name);
   }
 
   private enqueue(name: string): void {

@@ -123,6 +123,31 @@ export function consumedHeader(name: string): boolean {
 
 export const hopHeaders = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
+const connectionTokens = (m: IncomingMessage) => String(m.headers.connection ?? '').toLowerCase().split(',').map((t) => t.trim());
+
+/** The request's headers a reverse proxy sends on: not hop-by-hop, not those the filters consumed. */
+export function forwardedHeaders(req: IncomingMessage): http.OutgoingHttpHeaders {
+  const headers: http.OutgoingHttpHeaders = {};
+  const tokens = connectionTokens(req);
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || consumedHeader(name) || hopHeaders.has(name) || tokens.includes(name)) continue;
+    headers[name] = value;
+  }
+  return headers;
+}
+
+/** A backend's answer headers as [name, value] pairs in its order, hop-by-hop ones dropped (Go's ReverseProxy). */
+export function answerHeaders(back: IncomingMessage): [string, string][] {
+  const raw = back.rawHeaders;
+  const tokens = connectionTokens(back);
+  const out: [string, string][] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const lower = raw[i].toLowerCase();
+    if (!hopHeaders.has(lower) && !tokens.includes(lower)) out.push([raw[i], raw[i + 1]]);
+  }
+  return out;
+}
+
 /** The client's address as X-Forwarded-For gets it (Go: RemoteAddr's host). */
 function clientIP(req: IncomingMessage): string {
   const a = req.socket.remoteAddress ?? '';

@@ -8,12 +8,12 @@
  *   reverse proxy, with kube's rewriting transport (X-Forwarded-Uri, Location headers under
  *   the proxy path, CORS headers dropped) and errors (`error trying to reach service: …`, 503).
  */
-import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import { posix } from 'node:path';
 import { failure, goQuote, newBadRequest, newInternalError, newServiceUnavailable, newUntypedError, type StatusError } from '@windlass/machinery';
 import { writeError } from '../respond.js';
 import type { Location } from './connectlocation.js';
-import { consumedHeader, forwardedFor, goNetError, hopHeaders, locationURL, request, urlError, type BackendTLS } from './connectnet.js';
+import { answerHeaders, forwardedFor, forwardedHeaders, goNetError, locationURL, request, urlError, type BackendTLS } from './connectnet.js';
 import { isUpgradeRequest, proxyUpgrade } from './connectupgrade.js';
 
 
@@ -150,12 +150,7 @@ function reverseProxy(req: IncomingMessage, res: ServerResponse, l: Location, b:
     res.end();
     return Promise.resolve();
   }
-  const headers: OutgoingHttpHeaders = {};
-  const connectionTokens = String(req.headers.connection ?? '').toLowerCase().split(',').map((t) => t.trim());
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || consumedHeader(name) || hopHeaders.has(name) || connectionTokens.includes(name)) continue;
-    headers[name] = value;
-  }
+  const headers = forwardedHeaders(req);
   headers['x-forwarded-for'] = forwardedFor(req);
   let prefix = '';
   if (o.rewrite) {
@@ -174,16 +169,12 @@ function reverseProxy(req: IncomingMessage, res: ServerResponse, l: Location, b:
       resolve();
     });
     out.on('response', (back) => {
-      const raw = back.rawHeaders;
-      const connTokens = String(back.headers.connection ?? '').toLowerCase().split(',').map((t) => t.trim());
       const outHeaders: Record<string, string[]> = {};
-      for (let i = 0; i < raw.length; i += 2) {
-        const name = raw[i];
+      for (const [name, raw] of answerHeaders(back)) {
         const lower = name.toLowerCase();
-        if (hopHeaders.has(lower) || connTokens.includes(lower)) continue;
         // corsRemovingTransport.
         if (o.rewrite && lower.startsWith('access-control-allow-') && ['credentials', 'headers', 'methods', 'origin'].includes(lower.slice(21))) continue;
-        let value = raw[i + 1];
+        let value = raw;
         if (o.rewrite && lower === 'location') value = rewriteLocation(value, l.host, String(req.headers.host ?? ''), prefix);
         (outHeaders[name] ??= []).push(value);
       }

@@ -9,7 +9,7 @@
  */
 import { legacyTokenClaims, type ServiceAccountTokens } from '@windlass/auth';
 import type { CachedObject } from '../../../cacher/cachedobject.js';
-import type { CacheWatcher } from '../../../cacher/cachewatcher.js';
+import { StoreFollower } from '../../../controllers/follower.js';
 import type { CacheEventType } from '../../../cacher/watchcache.js';
 import type { Store } from '../../store.js';
 import { parseListOptions } from '../../listoptions.js';
@@ -23,54 +23,40 @@ type Secret = KubeObject & { type?: string; data?: Record<string, string> };
 type ServiceAccount = KubeObject & { secrets?: { name?: string }[] };
 
 const retryMs = 1000;
-const noBytes = Buffer.alloc(0);
 const cachedList = parseListOptions(new URLSearchParams('resourceVersion=0'), false);
 
 const annotation = (o: KubeObject, key: string) => o.metadata.annotations?.[key] ?? '';
 const statusCode = (err: unknown) => (err as { code?: number }).code;
 
 export class TokenController {
-  private watchers = new Map<Store, CacheWatcher | null>();
+  private readonly follower: StoreFollower;
   private queue = new Map<string, () => Promise<void>>();
   private running = new Set<string>();
   private timers = new Set<NodeJS.Timeout>();
-  private attachTimer?: NodeJS.Timeout;
   private stopped = false;
   private readonly rootCA: string;
 
   constructor(private secrets: Store, private serviceAccounts: Store, private tokens: ServiceAccountTokens) {
     this.rootCA = tokens.rootCA ? Buffer.from(tokens.rootCA).toString('base64') : '';
+    // A restarted cache closed its watchers: the follower attaches again every 2 s.
+    this.follower = new StoreFollower(() => [secrets, serviceAccounts], {
+      initial: true,
+      intervalMs: 2000,
+      event: (store, type, o) => {
+        if (store === this.secrets) this.secretEvent(type, o);
+        else if (type === 'DELETED') this.serviceAccountDeleted(o.object);
+      },
+    });
   }
 
   start(): void {
-    this.attach();
-    // A restarted cache closed its watchers: follow it again.
-    this.attachTimer = setInterval(() => this.attach(), 2000);
-    this.attachTimer.unref();
+    this.follower.start();
   }
 
   stop(): void {
     this.stopped = true;
-    if (this.attachTimer) clearInterval(this.attachTimer);
+    this.follower.stop();
     for (const t of this.timers) clearTimeout(t);
-    for (const [store, w] of this.watchers) if (w) store.cacher?.unregister(w);
-  }
-
-  private attach(): void {
-    for (const store of [this.secrets, this.serviceAccounts]) {
-      const cacher = store.cacher;
-      const current = this.watchers.get(store);
-      if (!cacher || !cacher.live || (current && !current.closed)) continue;
-      const out = {
-        encode: (type: CacheEventType, o: CachedObject) => {
-          if (store === this.secrets) this.secretEvent(type, o);
-          else if (type === 'DELETED') this.serviceAccountDeleted(o.object);
-          return noBytes;
-        },
-        bookmark: () => noBytes, write: () => undefined, buffered: () => 0, close: () => undefined,
-      };
-      this.watchers.set(store, cacher.watch({ prefix: store.resourcePrefix, exactKey: false, matches: () => true }, out, { initial: true }, false));
-    }
   }
 
   private secretEvent(type: CacheEventType, o: CachedObject): void {
