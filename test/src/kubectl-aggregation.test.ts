@@ -152,6 +152,30 @@ test('the front-proxy trust is published in extension-apiserver-authentication',
   expect(data['requestheader-client-ca-file']).not.toBe(data['client-ca-file']);
 });
 
+test('Windlass itself trusts the front proxy: its client certificate with identity headers is that user', async () => {
+  const pki = join(s.dataDir, 'pki');
+  const review = (headers: Record<string, string | string[]>, withProxyCert = true) => new Promise<{ status: number; body: any }>((resolve, reject) => {
+    const req = https.request(`${s.url}/apis/authentication.k8s.io/v1/selfsubjectreviews`, {
+      method: 'POST', ca: readFileSync(join(pki, 'ca.crt')), servername: 'localhost',
+      ...(withProxyCert ? { cert: readFileSync(join(pki, 'front-proxy-client.crt')), key: readFileSync(join(pki, 'front-proxy-client.key')) } : {}),
+      headers: { 'content-type': 'application/json', ...headers },
+    }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }));
+  });
+  const proxied = await review({ 'X-Remote-User': 'jane', 'X-Remote-Group': ['developers', 'qa'], 'X-Remote-Extra-Team': 'blue' });
+  expect(proxied.status).toBe(201);
+  expect(proxied.body.status.userInfo).toEqual({ username: 'jane', groups: ['developers', 'qa', 'system:authenticated'], extra: { team: ['blue'] } });
+  // The same headers without the proxy's certificate name nobody.
+  const plain = await review({ 'X-Remote-User': 'jane' }, false);
+  expect(plain.body.status?.userInfo?.username ?? plain.body.message).not.toBe('jane');
+  expect(plain.status).toBe(403);
+});
+
 test('an APIService whose server answers is Available, listed in discovery, and serves kubectl as the caller', async () => {
   await ok(['create', 'namespace', 'aggr']);
   // No cluster network here: the service names the host the aggregated server listens on.

@@ -341,7 +341,7 @@ const FLAGS: FlagSpec[] = [
   {
     name: 'requestheader-client-ca-file',
     type: 'string',
-    usage: 'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. Published in the \'extension-apiserver-authentication\' configmap for aggregated API servers; Windlass itself does not authenticate request headers.',
+    usage: 'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. Published in the \'extension-apiserver-authentication\' configmap for aggregated API servers. Without it (and with generated credentials) the data directory\'s pki/front-proxy-ca.crt. The headers are kubeadm\'s: X-Remote-User, X-Remote-Uid, X-Remote-Group, X-Remote-Extra-.',
     set(s, v) {
       s.options.requestHeaderClientCAFile = nonEmpty(v);
     },

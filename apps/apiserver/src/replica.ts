@@ -159,10 +159,12 @@ export async function credentials(o: ServerOptions): Promise<Credentials> {
 /** `gatherMetrics`: for a worker of several, the whole server's /metrics (from the primary). */
 export function newAPIServer(o: ServerOptions, storage: Storage, creds: { tls: { cert: string; key: string }; tokens: TokenEntry[]; authentication?: AuthenticationFiles; frontProxy?: FrontProxyFiles }, gatherMetrics?: () => Promise<string>): APIServer {
   const fp = creds.frontProxy;
+  // kubeadm's request-header settings: what the front proxy (this server's aggregator, or another) sends.
+  const requestHeader = fp?.requestHeaderCA ? { ...defaultRequestHeaders, clientCA: fp.requestHeaderCA, allowedNames: fp.allowedNames } : undefined;
   return new APIServer({
     storage,
     registryPrefix: o.etcdPrefix,
-    authenticator: new Authentication({ tokens: creds.tokens, clientCA: creds.authentication?.clientCA, serviceAccounts: creds.authentication?.serviceAccounts }),
+    authenticator: new Authentication({ tokens: creds.tokens, clientCA: creds.authentication?.clientCA, serviceAccounts: creds.authentication?.serviceAccounts, requestHeader }),
     tls: { cert: creds.tls.cert, key: creds.tls.key },
     compactionIntervalMs: o.etcdCompactionIntervalMs,
     compression: o.featureGates.APIResponseCompression,
@@ -178,7 +180,7 @@ export function newAPIServer(o: ServerOptions, storage: Storage, creds: { tls: {
       advertiseAddress: advertiseAddress(o), endpointReconcilerType: o.endpointReconcilerType,
       authenticationTrust: {
         clientCA: creds.authentication?.clientCA,
-        requestHeader: fp?.requestHeaderCA ? { ...defaultRequestHeaders, clientCA: fp.requestHeaderCA, allowedNames: fp.allowedNames } : undefined,
+        requestHeader,
       },
     },
     aggregator: { proxyClient: fp?.client },

@@ -1,6 +1,6 @@
 /**
- * The request authenticator kube-apiserver assembles (pkg/kubeapiserver/authenticator): client
- * certificates first, then the bearer token — static tokens, then service account tokens
+ * The request authenticator kube-apiserver assembles (pkg/kubeapiserver/authenticator): the
+ * request-header (front proxy) authenticator first, then client certificates, then the bearer token — static tokens, then service account tokens
  * (legacy, then bound). The first to name a user wins; credentials that fail make the request
  * 401 rather than anonymous (union.NewFailOnError around the anonymous authenticator).
  */
@@ -11,7 +11,8 @@ import { ServiceAccountTokens, type ServiceAccountTokenConfig, type TokenAnswer 
 import type { ServiceAccountTokenGetter } from './serviceaccount.js';
 import type { TokenEntry } from './tokenfile.js';
 import type { UserInfo } from './user.js';
-import { authenticateClientCertificate } from './x509.js';
+import { chainsTo, parseCertificates, RequestHeaderAuthenticator, type RequestHeaderConfig } from './requestheader.js';
+import { authenticateClientCertificate, type CertificateAnswer } from './x509.js';
 
 /** kubeadm's issuer, the API audience when no service account issuer names one. */
 export const DEFAULT_API_AUDIENCE = 'https://kubernetes.default.svc.cluster.local';
@@ -23,6 +24,8 @@ export interface AuthenticationConfig {
   /** PEM of --client-ca-file: client certificates chaining to it authenticate. */
   clientCA?: string;
   serviceAccounts?: ServiceAccountTokenConfig;
+  /** --requestheader-client-ca-file and the rest: requests from an authenticating front proxy. */
+  requestHeader?: RequestHeaderConfig;
 }
 
 /**
@@ -41,16 +44,27 @@ export class Authentication {
   /** The static tokens' answers never change, so a connection may reuse its last one. */
   readonly stable = true;
   readonly clientCA?: string;
+  /** Every CA the TLS listener verifies client certificates against: the client CA's and the front proxy's. */
+  readonly tlsClientCAs?: string;
   readonly serviceAccounts?: ServiceAccountTokens;
   readonly apiAudiences: readonly string[];
   private readonly tokens: TokenAuthenticator;
   private getter?: ServiceAccountTokenGetter;
   /** Each connection's last static-token header and its user (a token's digest costs ~2 µs of a GET). */
   private readonly lastStatic = new WeakMap<object, { header: string; user: UserInfo }>();
+  private readonly requestHeader?: RequestHeaderAuthenticator;
+  /** With a front-proxy CA on the listener too: the client CA's certificates, which alone vouch for x509 users. */
+  private readonly clientCAs?: ReturnType<typeof parseCertificates>;
+  private readonly clientAnswers = new WeakMap<object, CertificateAnswer>();
 
   constructor(config: AuthenticationConfig) {
     this.tokens = new TokenAuthenticator(config.tokens);
     this.clientCA = config.clientCA;
+    if (config.requestHeader) {
+      this.requestHeader = new RequestHeaderAuthenticator(config.requestHeader);
+      this.clientCAs = parseCertificates(config.clientCA ?? '');
+    }
+    this.tlsClientCAs = [config.clientCA, config.requestHeader?.clientCA].filter((c): c is string => !!c).join('\n') || undefined;
     this.serviceAccounts = config.serviceAccounts ? new ServiceAccountTokens(config.serviceAccounts) : undefined;
     this.apiAudiences = this.serviceAccounts?.apiAudiences ?? [DEFAULT_API_AUDIENCE];
   }
@@ -67,13 +81,15 @@ export class Authentication {
 
   /** The whole request: a Promise only when a service account token needs its objects looked up. */
   authenticateRequest(req: IncomingMessage): RequestAuthentication | Promise<RequestAuthentication> {
-    const cert = this.clientCA !== undefined ? authenticateClientCertificate(req.socket) : null;
+    const proxied = this.requestHeader?.authenticate(req);
+    if (proxied && 'user' in proxied) return proxied.user;
+    const cert = this.clientCA !== undefined ? this.clientCertificate(req.socket) : null;
     if (cert && 'user' in cert) return cert.user;
     const header = req.headers.authorization;
     const last = header === undefined ? undefined : this.lastStatic.get(req.socket);
     if (last !== undefined && last.header === header) return last.user;
     const { token } = parseBearerToken(header);
-    if (token === null) return cert ? null : undefined;
+    if (token === null) return cert || proxied ? null : undefined;
     const user = this.tokens.authenticateToken(token);
     if (user) {
       this.lastStatic.set(req.socket, { header: header!, user });
@@ -81,6 +97,21 @@ export class Authentication {
     }
     const answer = this.serviceAccountToken(token);
     return answer === null ? null : answer.then((a) => ('user' in a ? a.user : null));
+  }
+
+  /**
+   * The x509 authenticator's answer. The listener trusts the front proxy's CA too; only the
+   * client CA names users by certificate (kube verifies each against its own pool).
+   */
+  private clientCertificate(socket: object): CertificateAnswer {
+    const answer = authenticateClientCertificate(socket);
+    if (!this.clientCAs || !answer || !('user' in answer)) return answer;
+    let checked = this.clientAnswers.get(socket);
+    if (checked === undefined) {
+      checked = chainsTo(socket, this.clientCAs) ? answer : { error: 'x509: certificate signed by unknown authority' };
+      this.clientAnswers.set(socket, checked);
+    }
+    return checked;
   }
 
   private serviceAccountToken(token: string, audiences?: readonly string[]): Promise<TokenAnswer> | null {

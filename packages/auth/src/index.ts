@@ -26,3 +26,4 @@ export { authenticateClientCertificate, certificateUser, X509_UID_OID, type Cert
 export { issueClientCert, ensureAdminClientCert, readDataDirCA, ADMIN_CERT_FILE, ADMIN_KEY_FILE, ADMIN_CERT_ORGANIZATION, type ClientCertSubject } from './clientcert.js';
 export { type KeyPairPem } from './certgen.js';
 export { ensureFrontProxyCredentials, FRONT_PROXY_CLIENT_NAME, FRONT_PROXY_CA_CERT_FILE, FRONT_PROXY_CLIENT_CERT_FILE, FRONT_PROXY_CLIENT_KEY_FILE, type FrontProxyCredentials } from './frontproxy.js';
+export { RequestHeaderAuthenticator, type RequestHeaderConfig } from './requestheader.js';

@@ -663,7 +663,7 @@ export class APIServer {
     // an allocation).
     // With client CAs, clients are asked for a certificate but not required to send one (Go's RequestClientCert):
     // the request authenticator reads the TLS layer's verdict.
-    const clientCA = this.opts.authenticator?.clientCA;
+    const clientCA = this.opts.authenticator?.tlsClientCAs ?? this.opts.authenticator?.clientCA;
     const clientAuth = clientCA ? { ca: clientCA, requestCert: true, rejectUnauthorized: false } : {};
     // kube's MaxHeaderBytes (1 MiB) rather than Node's 16 KiB: long label selectors fit in a URL.
     const maxHeaderSize = 1 << 20;

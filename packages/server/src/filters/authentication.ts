@@ -30,6 +30,8 @@ export interface Authenticator {
   readonly serviceAccounts?: ServiceAccountTokens;
   /** PEM of --client-ca-file: the TLS listener then asks clients for certificates. */
   readonly clientCA?: string;
+  /** Every CA the TLS listener verifies client certificates against (the client CA's and the front proxy's), when more than clientCA. */
+  readonly tlsClientCAs?: string;
 }
 
 /** Each connection's last Authorization header and who it authenticated. */
