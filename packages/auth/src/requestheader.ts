@@ -67,19 +67,20 @@ const unescapeKey = (key: string) => {
 
 export class RequestHeaderAuthenticator {
   private readonly cas: X509Certificate[];
-  /** Each connection's verdict on its certificate (it cannot change): true, or why not. */
-  private readonly verified = new WeakMap<object, true | string>();
+  /** Each connection's verdict on its certificate (it cannot change): true, why not, or null without one. */
+  private readonly verified = new WeakMap<object, true | string | null>();
 
   constructor(private readonly c: RequestHeaderConfig) {
     this.cas = parseCertificates(c.clientCA);
   }
 
-  private verify(socket: object): true | string | undefined {
-    const tls = socket as Partial<TLSSocket>;
-    if (typeof tls.getPeerCertificate !== 'function' || !tls.getPeerCertificate(false)?.raw) return undefined;
+  private verify(socket: object): true | string | null {
     let v = this.verified.get(socket);
     if (v === undefined) {
-      if (!chainsTo(socket, this.cas)) v = 'x509: certificate signed by unknown authority';
+      const tls = socket as Partial<TLSSocket>;
+      // Looked at once per connection: most present no certificate, and asking costs a native call.
+      if (typeof tls.getPeerCertificate !== 'function' || !tls.getPeerCertificate(false)?.raw) v = null;
+      else if (!chainsTo(socket, this.cas)) v = 'x509: certificate signed by unknown authority';
       else {
         const cn = commonName(socket);
         v = this.c.allowedNames.length === 0 || this.c.allowedNames.includes(cn) ? true : `x509: subject with cn=${cn} is not in the allowed list`;
@@ -91,7 +92,7 @@ export class RequestHeaderAuthenticator {
 
   authenticate(req: IncomingMessage): RequestHeaderAnswer {
     const v = this.verify(req.socket);
-    if (v === undefined) return undefined;
+    if (v === null) return undefined;
     if (v !== true) return { error: v };
     const h = req.headers;
     const first = (names: string[]) => {
