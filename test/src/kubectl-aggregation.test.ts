@@ -233,6 +233,16 @@ test('authorization comes first: a caller without the permission is refused here
   expect(request.extra).toEqual({ team: 'blue' });
 });
 
+test('a Service created after its APIService makes it Available, without a change to the APIService', async () => {
+  await ok(['apply', '-f', '-'], apiService(`v1.late.${group}`, 'late-api'));
+  expect(await eventually(async () => (await available(`v1.late.${group}`))?.reason === 'ServiceNotFound', 20000)).toBe(true);
+  await ok(['apply', '-f', '-'], 'apiVersion: v1\nkind: Service\nmetadata: {name: late-api, namespace: aggr}\nspec: {type: ExternalName, externalName: 127.0.0.1}\n');
+  // The aggregated server's certificate is for metrics-api.aggr.svc, not late-api.aggr.svc: the check reaches it and fails its name.
+  expect(await eventually(async () => (await available(`v1.late.${group}`))?.reason === 'FailedDiscoveryCheck', 20000)).toBe(true);
+  expect((await available(`v1.late.${group}`))?.message).toContain('x509: certificate is valid for metrics-api.aggr.svc, not late-api.aggr.svc');
+  await ok(['delete', 'apiservice', `v1.late.${group}`]);
+});
+
 test('a watch streams through as its server writes it, and an upgrade request is upgraded end to end', async () => {
   const token = readFileSync(join(s.dataDir, 'admin-token'), 'utf8').trim();
   const ca = readFileSync(join(s.dataDir, 'pki', 'ca.crt'));

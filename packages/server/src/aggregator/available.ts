@@ -61,7 +61,14 @@ export class AvailableConditionController {
   private stopped = false;
 
   constructor(private readonly h: AvailabilityHost) {
-    this.follower = new StoreFollower(() => [h.apiServices(), ...h.watched()], { event: () => this.enqueue(), attached: () => this.enqueue() });
+    this.follower = new StoreFollower(() => [h.apiServices(), ...h.watched()], {
+      // A Service or EndpointSlice matters only to the APIServices that name its service (kube's
+      // controller queues just those); any APIService change is looked at.
+      event: (store, _type, o) => {
+        if (store === h.apiServices() || this.namesService(o.object, store.def.resource === 'endpointslices')) this.enqueue();
+      },
+      attached: () => this.enqueue(),
+    });
   }
 
   start(): void {
@@ -80,6 +87,13 @@ export class AvailableConditionController {
   /** Resolves once no pass is under way or queued (tests). */
   async idle(): Promise<void> {
     while (this.running) await this.running;
+  }
+
+  /** Whether a remote APIService names the service of this Service or EndpointSlice. */
+  private namesService(o: KubeObject, slice: boolean): boolean {
+    const namespace = o.metadata.namespace ?? '';
+    const name = slice ? o.metadata.labels?.['kubernetes.io/service-name'] : o.metadata.name;
+    return cachedAPIServices(this.h.apiServices()).some((s) => s.service?.namespace === namespace && s.service.name === name);
   }
 
   /** What the APIService's backend last listed, if it was ever reached. */

@@ -65,9 +65,11 @@ export function goNetError(err: NodeJS.ErrnoException & { reason?: string }, add
       return 'tls: failed to verify certificate: x509: certificate has expired or is not yet valid';
     case 'ERR_TLS_CERT_ALTNAME_INVALID': {
       const names = (err as { cert?: { subjectaltname?: string } }).cert?.subjectaltname?.split(', ').map((n) => n.replace(/^(DNS|IP Address):/, '')) ?? [];
+      // The name checked: the TLS server name when one was set apart from the host dialed.
+      const wanted = (err as { host?: string }).host || hostname;
       return names.length > 0
-        ? `tls: failed to verify certificate: x509: certificate is valid for ${names.join(', ')}, not ${hostname}`
-        : `tls: failed to verify certificate: x509: certificate is not valid for any names, but wanted to match ${hostname}`;
+        ? `tls: failed to verify certificate: x509: certificate is valid for ${names.join(', ')}, not ${wanted}`
+        : `tls: failed to verify certificate: x509: certificate is not valid for any names, but wanted to match ${wanted}`;
     }
     default: return err.message;
   }
