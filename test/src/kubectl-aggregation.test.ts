@@ -53,7 +53,7 @@ function answer(req: IncomingMessage): { code: number; body: unknown } {
   const widget = (name: string) => ({ apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name, namespace: 'default', annotations: { 'served-to': header('x-remote-user') ?? '' } }, spec: { query: req.url } });
   if (path === `/apis/${group}/v1/namespaces/default/widgets` && /[?&]watch=1/.test(req.url ?? '')) return { code: 200, body: 'watch' };
   if (path === `/apis/${group}/v1/namespaces/default/widgets`) return { code: 200, body: { apiVersion: `${group}/v1`, kind: 'WidgetList', metadata: {}, items: [widget('w1'), widget('w2')] } };
-  if (path === `/apis/${group}/v1/namespaces/default/widgets/w1`) return { code: 200, body: widget('w1') };
+  if (path === `/apis/${group}/v1/namespaces/default/widgets/w1` || path === `/apis/${group}/v1/namespaces/default/widgets/slow`) return { code: 200, body: widget('w1') };
   return { code: 404, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'not here', reason: 'NotFound', code: 404 } };
 }
 
@@ -90,6 +90,10 @@ beforeAll(async () => {
     req.resume();
     req.on('end', () => {
       const { code, body } = answer(req);
+      if (code === 200 && (req.url ?? '').startsWith(`/apis/${group}/v1/namespaces/default/widgets/slow`)) {
+        setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body)), 1500);
+        return;
+      }
       if (body === 'watch') {
         // A watch: the first event now, the rest when the test says.
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -231,6 +235,14 @@ test('authorization comes first: a caller without the permission is refused here
   expect(request.user).toBe('jane');
   expect(request.groups).toEqual(['system:authenticated']);
   expect(request.extra).toEqual({ team: 'blue' });
+});
+
+test('a proxied request past its timeout is answered 504, and its backend\'s late answer is dropped', async () => {
+  const slow = await run(['get', '--raw', `/apis/${group}/v1/namespaces/default/widgets/slow?timeout=1s`]);
+  expect(slow.stderr).toContain('Error from server (Timeout)');
+  await new Promise((r) => setTimeout(r, 1000));
+  // The backend has answered meanwhile; the server is still there.
+  expect(JSON.parse(await ok(['get', '--raw', `/apis/${group}/v1/namespaces/default/widgets/w1`]))).toMatchObject({ metadata: { name: 'w1' } });
 });
 
 test('a Service created after its APIService makes it Available, without a change to the APIService', async () => {

@@ -83,6 +83,12 @@ export async function proxyToAPIService(req: IncomingMessage, res: ServerRespons
       resolve();
     });
     out.on('response', (back) => {
+      // Answered already (the request timeout's 504): the late answer is dropped.
+      if (res.headersSent || res.writableEnded) {
+        back.destroy();
+        resolve();
+        return;
+      }
       const outHeaders: Record<string, string[]> = {};
       for (const [name, value] of answerHeaders(back)) (outHeaders[name] ??= []).push(value);
       res.writeHead(back.statusCode ?? 502, outHeaders);
