@@ -95,6 +95,8 @@ export async function proxyToAPIService(req: IncomingMessage, res: ServerRespons
       // A watch streams: every chunk goes on as it comes (Go's ReverseProxy flushes streamed answers).
       res.flushHeaders();
       back.pipe(res);
+      // A backend that goes away mid-answer ends the client's answer too (pipe forwards no error).
+      back.on('error', () => res.destroy());
       res.on('close', () => back.destroy());
       resolve();
     });
