@@ -50,12 +50,41 @@ function answer(req: IncomingMessage): { code: number; body: unknown } {
   const groups = req.headersDistinct['x-remote-group'] ?? [];
   seen.push({ path, user: header('x-remote-user'), groups, extra, authorization: header('authorization'), clientCN: (req.socket as TLSSocket).getPeerCertificate().subject?.CN as string | undefined });
   if (path === `/apis/${group}/v1`) return { code: 200, body: resourceList };
+  if (path === '/openapi/v3') return { code: 200, body: { paths: { [`apis/${group}/v1`]: { serverRelativeURL: `/openapi/v3/apis/${group}/v1?hash=E2E1` } } } };
+  if (path === `/openapi/v3/apis/${group}/v1`) return { code: 200, body: widgetOpenAPI };
   const widget = (name: string) => ({ apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name, namespace: 'default', annotations: { 'served-to': header('x-remote-user') ?? '' } }, spec: { query: req.url } });
   if (path === `/apis/${group}/v1/namespaces/default/widgets` && /[?&]watch=1/.test(req.url ?? '')) return { code: 200, body: 'watch' };
   if (path === `/apis/${group}/v1/namespaces/default/widgets`) return { code: 200, body: { apiVersion: `${group}/v1`, kind: 'WidgetList', metadata: {}, items: [widget('w1'), widget('w2')] } };
   if (path === `/apis/${group}/v1/namespaces/default/widgets/w1` || path === `/apis/${group}/v1/namespaces/default/widgets/slow`) return { code: 200, body: widget('w1') };
   return { code: 404, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'not here', reason: 'NotFound', code: 404 } };
 }
+
+/** The aggregated server's OpenAPI v3 document of its group version, as `kubectl explain` reads it. */
+const widgetOpenAPI = {
+  openapi: '3.0.0', info: { title: 'e2e', version: 'v1' },
+  paths: {
+    [`/apis/${group}/v1/namespaces/{namespace}/widgets/{name}`]: {
+      get: {
+        'x-kubernetes-action': 'get', 'x-kubernetes-group-version-kind': { group, version: 'v1', kind: 'Widget' },
+        responses: { 200: { content: { 'application/json': { schema: { $ref: '#/components/schemas/com.example.e2e.metrics.v1.Widget' } } } } },
+      },
+    },
+  },
+  components: {
+    schemas: {
+      'com.example.e2e.metrics.v1.Widget': {
+        description: 'A Widget says whom it was served to.',
+        type: 'object',
+        properties: {
+          apiVersion: { type: 'string', description: 'The versioned schema of this representation of an object.' },
+          kind: { type: 'string', description: 'The REST resource this object represents.' },
+          spec: { type: 'object', description: 'What was asked.', properties: { query: { type: 'string', description: 'The URL the request came with.' } } },
+        },
+        'x-kubernetes-group-version-kind': [{ group, version: 'v1', kind: 'Widget' }],
+      },
+    },
+  },
+};
 
 interface AuthConfigMap { data: Record<string, string> }
 
@@ -197,6 +226,14 @@ test('an APIService whose server answers is Available, listed in discovery, and 
   // kubectl's aggregated discovery lists the remote resources with their short names.
   const resources = await ok(['api-resources', `--api-group=${group}`, '--no-headers']);
   expect(resources.trim().split(/\s+/)).toEqual(['widgets', 'wg', `${group}/v1`, 'true', 'Widget']);
+
+  // The aggregated server's OpenAPI v3 is listed in /openapi/v3 and served here: kubectl explain reads it.
+  const index = JSON.parse(await ok(['get', '--raw', '/openapi/v3'])) as { paths: Record<string, { serverRelativeURL: string }> };
+  expect(index.paths[`apis/${group}/v1`].serverRelativeURL).toMatch(new RegExp(`^/openapi/v3/apis/${group.replace(/\./g, '\\.')}/v1\\?hash=[0-9A-F]{128}$`));
+  expect(index.paths['apis/apps/v1']).toBeDefined();
+  const explained = await ok(['explain', `widgets.${group}.spec`]);
+  expect(explained).toContain('What was asked.');
+  expect(explained).toContain('The URL the request came with.');
 
   seen.length = 0;
   const list = JSON.parse(await ok(['get', 'wg', '-n', 'default', '-o', 'json', '--chunk-size=0'])) as { kind: string; items: { metadata: { name: string; annotations: Record<string, string> } }[] };

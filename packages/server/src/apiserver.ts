@@ -300,7 +300,7 @@ export class APIServer {
       (path, verb, dryRun, code, seconds, bytes) => this.operations.requests.nonResourceRoute(path, '', verb, dryRun).observe(code, seconds, bytes),
     ));
     app.use(nonResourceMetrics(this.operations.requests));
-    app.use(openAPIRoutes(this.registry, this.crdController));
+    app.use(openAPIRoutes(this.registry, this.crdController, () => this.aggregator.available.openAPIDocuments()));
     app.use(serviceAccountIssuerDiscovery(this.opts.authenticator?.serviceAccounts, () => this.address));
     app.use((req, res) => this.serveNonResource(req, res));
     app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {

@@ -138,7 +138,10 @@ function sortedIndex(index: { paths: Record<string, unknown> }): string {
   return JSON.stringify({ paths: Object.fromEntries(keys.map((k) => [k, index.paths[k]])) });
 }
 
-export function openAPIRoutes(registry: APIRegistry, custom?: CustomResourcesOpenAPI): (req: Request, res: Response, next: NextFunction) => void {
+/** Aggregated API servers' OpenAPI v3 documents by `apis/<group>/<version>` (aggregator/available.ts). */
+export type RemoteOpenAPI = () => { generation: number; documents: Map<string, unknown> };
+
+export function openAPIRoutes(registry: APIRegistry, custom?: CustomResourcesOpenAPI, remote?: RemoteOpenAPI): (req: Request, res: Response, next: NextFunction) => void {
   const isCustom = (d: ResourceDefinition) => custom?.definitions().includes(d) === true;
   const served = () => registry.all().filter((d) => !isCustom(d)).map((d) => ({ group: d.group, version: d.version, kind: d.kind, resource: d.resource, namespaced: d.namespaced }));
   // Documents are built at the first request that needs them, again once custom resources changed.
@@ -146,6 +149,7 @@ export function openAPIRoutes(registry: APIRegistry, custom?: CustomResourcesOpe
   let v3Index: { json: string; keys: Set<string> } | undefined;
   const v3 = new Map<string, Built>();
   let generation = custom?.generation;
+  let remoteGeneration = remote?.().generation;
   const customGV = (gv: string) => custom?.definitions().filter((d) => `${d.group}/${d.version}` === gv) ?? [];
   const customV3 = async (gv: string) => customOpenAPIV3(customGV(gv), (d) => schemaOfDefinition(d), buildOpenAPIV3(await loadSchemas(), 'autoscaling/v1', served()));
   const index = async () => {
@@ -154,14 +158,20 @@ export function openAPIRoutes(registry: APIRegistry, custom?: CustomResourcesOpe
       for (const gv of new Set(custom?.definitions().map((d) => `${d.group}/${d.version}`) ?? [])) {
         doc.paths[`apis/${gv}`] = { serverRelativeURL: `/openapi/v3/apis/${gv}?hash=${openAPIV3Hash(await customV3(gv))}` };
       }
+      // An aggregated server's group version, unless this server serves it too.
+      for (const [key, spec] of remote?.().documents ?? []) {
+        if (!doc.paths[key]) doc.paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${openAPIV3Hash(spec as Parameters<typeof openAPIV3Hash>[0])}` };
+      }
       v3Index = { json: sortedIndex(doc), keys: new Set(Object.keys(doc.paths)) };
     }
     return v3Index;
   };
   const serve = async (req: Request, res: Response): Promise<boolean> => {
     const path = req.path;
-    if (custom && custom.generation !== generation) {
-      generation = custom.generation;
+    const remoteNow = remote?.().generation;
+    if ((custom && custom.generation !== generation) || remoteNow !== remoteGeneration) {
+      generation = custom?.generation;
+      remoteGeneration = remoteNow;
       v2 = undefined;
       v3Index = undefined;
       v3.clear();
@@ -194,14 +204,15 @@ export function openAPIRoutes(registry: APIRegistry, custom?: CustomResourcesOpe
     const key = path.slice('/openapi/v3/'.length);
     const { keys } = await index();
     const gv = key.replace(/^apis?\//, '');
-    if (!keys.has(key) || !registry.resourcesIn(gv)) {
+    const remoteSpec = registry.resourcesIn(gv) ? undefined : remote?.().documents.get(key);
+    if (!keys.has(key) || (!registry.resourcesIn(gv) && remoteSpec === undefined)) {
       // specProxier: no group version matches, `w.WriteHeader(404)` and nothing else.
       writeEmpty(res, 404);
       return true;
     }
     let doc = v3.get(key);
     if (!doc) {
-      const spec = customGV(gv).length > 0 ? await customV3(gv) : buildOpenAPIV3(await loadSchemas(), gv, served());
+      const spec = (remoteSpec ?? (customGV(gv).length > 0 ? await customV3(gv) : buildOpenAPIV3(await loadSchemas(), gv, served()))) as Parameters<typeof openAPIV3Hash>[0];
       doc = built(JSON.stringify(spec), openAPIV3Hash(spec));
       v3.set(key, doc);
     }

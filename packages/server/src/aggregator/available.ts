@@ -7,9 +7,12 @@
  * again every 30 s (kube's resync) and whenever APIServices, Services or EndpointSlices change.
  *
  * The same answer is the APIService's discovery (its APIResourceList), which the merged
- * discovery documents list (discovery.ts); a failed check keeps the last one, marked stale.
+ * discovery documents list (discovery.ts); a failed check keeps the last one, marked stale. A
+ * passed check also reads the server's OpenAPI v3 document of the group version, which
+ * /openapi/v3 then lists and serves (openapi.ts).
  */
-import type { ServiceResolver } from '../admission/webhook/client.js';
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { ResolvedAddress, ServiceResolver } from '../admission/webhook/client.js';
 import { goNetError, urlError } from '../handlers/connectnet.js';
 import type { Store } from '../registry/store.js';
 import type { AdmissionLookup, KubeObject } from '../registry/types.js';
@@ -54,6 +57,8 @@ export function cachedAPIServices(store: Store | undefined): APIServiceInfo[] {
 
 export class AvailableConditionController {
   private readonly discovery = new Map<string, RemoteDiscovery>();
+  private readonly openapi = new Map<string, { key: string; url: string; doc: unknown }>();
+  private openapiGeneration = 0;
   private readonly follower: StoreFollower;
   private resync?: NodeJS.Timeout;
   private pending = false;
@@ -112,6 +117,7 @@ export class AvailableConditionController {
       const remote = cachedAPIServices(this.h.apiServices()).filter((s) => s.service);
       const names = new Set(remote.map((s) => s.name));
       for (const name of this.discovery.keys()) if (!names.has(name)) this.discovery.delete(name);
+      for (const name of this.openapi.keys()) if (!names.has(name)) (this.openapi.delete(name), this.openapiGeneration++);
       await Promise.all(remote.map((s) => this.sync(s).catch((err: unknown) => {
         if (!this.stopped) console.error(`apiservice ${s.name}: ${(err as Error).message}`);
       })));
@@ -164,7 +170,7 @@ export class AvailableConditionController {
       if (!hasAvailableEndpoint(portName, slices)) return unavailable('MissingEndpoints', `endpointslices for service/${name} in "${namespace}" have no addresses with port name "${portName}"`);
     }
     const results = await Promise.all(Array.from({ length: attempts }, () => this.discover(s)));
-    const success = results.find((r) => typeof r !== 'string');
+    const success = results.find((r): r is { resources: Record<string, unknown>[]; to: ResolvedAddress } => typeof r !== 'string');
     const previous = this.discovery.get(s.name);
     if (success === undefined) {
       if (previous) previous.fresh = false;
@@ -172,13 +178,14 @@ export class AvailableConditionController {
       return unavailable('FailedDiscoveryCheck', results[results.length - 1] as string);
     }
     this.discovery.set(s.name, { resources: success.resources, fresh: true });
+    await this.fetchOpenAPI(s, success.to);
     return { type: 'Available', status: 'True', lastTransitionTime: now(), reason: 'Passed', message: 'all checks passed' };
   }
 
   /** One GET of the group version's discovery document: its resources, or kube's error text. */
-  private async discover(s: APIServiceInfo): Promise<{ resources: Record<string, unknown>[] } | string> {
+  private async discover(s: APIServiceInfo): Promise<{ resources: Record<string, unknown>[]; to: ResolvedAddress } | string> {
     const { namespace, name, port } = s.service!;
-    let to;
+    let to: ResolvedAddress;
     try {
       to = await this.h.resolver.resolve(namespace, name, port);
     } catch (err) {
@@ -186,18 +193,33 @@ export class AvailableConditionController {
     }
     const path = s.name === 'v1.' ? `/api/${s.version}` : `/apis/${s.group}/${s.version}`;
     const url = `https://${hostPort(to)}${path}`;
-    const failing = (cause: string) => `failing or missing response from ${url}: ${cause}`;
+    const got = await this.get(s, to, path);
+    if (typeof got === 'string') return `failing or missing response from ${url}: ${got}`;
+    if (got.status < 200 || got.status >= 300) return `failing or missing response from ${url}: bad status from ${url}: ${got.status}`;
+    let resources: Record<string, unknown>[] = [];
+    try {
+      const doc = JSON.parse(got.body.toString('utf8')) as { resources?: unknown };
+      if (Array.isArray(doc.resources)) resources = doc.resources as Record<string, unknown>[];
+    } catch {
+      // A 2xx the aggregator cannot read still passes kube's check; discovery lists nothing for it.
+    }
+    return { resources, to };
+  }
+
+  /** A GET to the backend as the aggregator (system:masters), within 5 s: its status and body, or Go's error text. */
+  private get(s: APIServiceInfo, to: ResolvedAddress, path: string): Promise<{ status: number; body: Buffer } | string> {
+    const url = `https://${hostPort(to)}${path}`;
     return new Promise((resolve) => {
-      const headers = {};
+      const headers: OutgoingHttpHeaders = { accept: 'application/json' };
       setAuthProxyHeaders(headers, { name: 'system:kube-aggregator', groups: ['system:masters'] });
       const out = backendRequest(s, this.h.credentials, to, 'GET', path, headers);
       const timer = setTimeout(() => {
         out.destroy();
-        resolve(failing(urlError('GET', url, 'context deadline exceeded (Client.Timeout exceeded while awaiting headers)')));
+        resolve(urlError('GET', url, 'context deadline exceeded (Client.Timeout exceeded while awaiting headers)'));
       }, checkTimeoutMs);
       out.on('error', (err) => {
         clearTimeout(timer);
-        resolve(failing(urlError('GET', url, goNetError(err, hostPort(to)))));
+        resolve(urlError('GET', url, goNetError(err, hostPort(to))));
       });
       out.on('response', (back) => {
         const chunks: Buffer[] = [];
@@ -205,20 +227,46 @@ export class AvailableConditionController {
         back.on('error', () => undefined);
         back.on('end', () => {
           clearTimeout(timer);
-          const code = back.statusCode ?? 0;
-          if (code < 200 || code >= 300) return resolve(failing(`bad status from ${url}: ${code}`));
-          let resources: Record<string, unknown>[] = [];
-          try {
-            const doc = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { resources?: unknown };
-            if (Array.isArray(doc.resources)) resources = doc.resources as Record<string, unknown>[];
-          } catch {
-            // A 2xx the aggregator cannot read still passes kube's check; discovery lists nothing for it.
-          }
-          resolve({ resources });
+          resolve({ status: back.statusCode ?? 0, body: Buffer.concat(chunks) });
         });
       });
       out.end();
     });
+  }
+
+  /**
+   * The group version's OpenAPI v3 document from its server (kube's openapiv3 aggregator): the
+   * server's /openapi/v3 index names it; fetched again only when the index's URL (its hash) changed.
+   */
+  private async fetchOpenAPI(s: APIServiceInfo, to: ResolvedAddress): Promise<void> {
+    const key = `apis/${s.group}/${s.version}`;
+    const prior = this.openapi.get(s.name);
+    const index = await this.get(s, to, '/openapi/v3');
+    if (typeof index === 'string' || index.status !== 200) return;
+    let url: string | undefined;
+    try {
+      url = (JSON.parse(index.body.toString('utf8')) as { paths?: Record<string, { serverRelativeURL?: string }> }).paths?.[key]?.serverRelativeURL;
+    } catch {
+      return;
+    }
+    if (!url) {
+      if (prior) (this.openapi.delete(s.name), this.openapiGeneration++);
+      return;
+    }
+    if (prior?.url === url) return;
+    const doc = await this.get(s, to, url);
+    if (typeof doc === 'string' || doc.status !== 200) return;
+    try {
+      this.openapi.set(s.name, { key, url, doc: JSON.parse(doc.body.toString('utf8')) as unknown });
+      this.openapiGeneration++;
+    } catch {
+      // Not JSON: nothing to serve for it.
+    }
+  }
+
+  /** Remote group versions' OpenAPI v3 documents by `apis/<group>/<version>`, and a number that changes with them. */
+  openAPIDocuments(): { generation: number; documents: Map<string, unknown> } {
+    return { generation: this.openapiGeneration, documents: new Map([...this.openapi.values()].map((o) => [o.key, o.doc])) };
   }
 }
 
