@@ -1,8 +1,9 @@
 /**
  * The request authenticator kube-apiserver assembles (pkg/kubeapiserver/authenticator): the
- * request-header (front proxy) authenticator first, then client certificates, then the bearer token — static tokens, then service account tokens
- * (legacy, then bound). The first to name a user wins; credentials that fail make the request
- * 401 rather than anonymous (union.NewFailOnError around the anonymous authenticator).
+ * request-header (front proxy) authenticator first, then client certificates, then the bearer
+ * token — static tokens, then service account tokens (legacy, then bound). The first to name a
+ * user wins; credentials that fail make the request 401 rather than anonymous
+ * (union.NewFailOnError around the anonymous authenticator).
  */
 import type { IncomingMessage } from 'node:http';
 import { TokenAuthenticator } from './authenticator.js';

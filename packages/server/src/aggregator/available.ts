@@ -43,16 +43,19 @@ const attempts = 5;
 const checkTimeoutMs = 5000;
 const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 
-/** The APIServices of the cache, decoded. */
-export function cachedAPIServices(store: Store | undefined): APIServiceInfo[] {
+/** The objects of a store's watch cache, in key order. */
+function* cachedObjects(store: Store | undefined): Generator<KubeObject> {
   const cacher = store?.cacher;
-  if (!store || !cacher) return [];
-  const out: APIServiceInfo[] = [];
+  if (!store || !cacher) return;
   for (const [key, v] of cacher.cache.tree.entries(store.resourcePrefix)) {
     if (!key.startsWith(store.resourcePrefix)) break;
-    out.push(apiServiceInfo(v.object));
+    yield v.object;
   }
-  return out;
+}
+
+/** The APIServices of the cache, decoded. */
+export function cachedAPIServices(store: Store | undefined): APIServiceInfo[] {
+  return [...cachedObjects(store)].map(apiServiceInfo);
 }
 
 export class AvailableConditionController {
@@ -98,7 +101,12 @@ export class AvailableConditionController {
   private namesService(o: KubeObject, slice: boolean): boolean {
     const namespace = o.metadata.namespace ?? '';
     const name = slice ? o.metadata.labels?.['kubernetes.io/service-name'] : o.metadata.name;
-    return cachedAPIServices(this.h.apiServices()).some((s) => s.service?.namespace === namespace && s.service.name === name);
+    // Every EndpointSlice change of the cluster asks: the cached objects are read, not decoded.
+    for (const a of cachedObjects(this.h.apiServices())) {
+      const svc = (a.spec as { service?: { namespace?: string; name?: string } } | undefined)?.service;
+      if (svc && svc.namespace === namespace && svc.name === name) return true;
+    }
+    return false;
   }
 
   /** What the APIService's backend last listed, if it was ever reached. */
