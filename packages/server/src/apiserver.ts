@@ -258,6 +258,8 @@ export class APIServer {
       storeFor: (g, v, r) => this.storeFor(g, v, r), lookup: (g, r) => this.admissionLookup(g, r),
       credentials: opts.aggregator?.proxyClient, resyncMs: opts.aggregator?.resyncMs,
     });
+    this.aggregator.available.unavailableGauge.register(this.operations.registry);
+    this.aggregator.available.unavailableCounter.register(this.operations.registry);
     this.connect = new ConnectHandler({ lookup: (g, r) => this.admissionLookup(g, r), authorizer: () => this.ctx.authorizer, dynamicAdmission: this.dynamicAdmission, kubeletClient: opts.kubeletClient });
     this.app = this.buildApp();
   }

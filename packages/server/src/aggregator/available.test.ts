@@ -67,10 +67,19 @@ test('a ClusterIP service is checked for its port, its EndpointSlices and a read
   expect(await condition('v1.things.example.com', 'Passed')).toMatchObject({ status: 'True', message: 'all checks passed' });
   expect(backend.received.get('/apis/things.example.com/v1')?.length).toBeGreaterThan(0);
 
+  const metric = async (line: string) => (await t.call('GET', '/metrics')).text.split('\n').includes(line);
+  expect(await metric('aggregator_unavailable_apiservice{name="v1.things.example.com"} 0')).toBe(true);
+  expect(await metric('aggregator_unavailable_apiservice{name="v1.port.example.com"} 1')).toBe(true);
+
   const proxied = await t.call('GET', '/apis/things.example.com/v1/namespaces/default/things');
   expect(proxied.status).toBe(200);
   expect(proxied.body).toMatchObject({ kind: 'ThingList', items: [{ metadata: { name: 'one' } }] });
   // Its only address not ready: missing again.
   expect((await t.call('PUT', '/apis/discovery.k8s.io/v1/namespaces/aggr/endpointslices/api-1', { body: slice('https', false) })).status).toBe(200);
   expect(await condition('v1.things.example.com', 'MissingEndpoints')).toMatchObject({ status: 'False' });
+  // kube's metrics: the gauge follows the condition; the counter counts the fall from Available, by reason.
+  expect(await metric('aggregator_unavailable_apiservice{name="v1.things.example.com"} 1')).toBe(true);
+  expect(await metric('aggregator_unavailable_apiservice_total{name="v1.things.example.com",reason="MissingEndpoints"} 1')).toBe(true);
+  // The APIService that never was Available never counted.
+  expect((await t.call('GET', '/metrics')).text).not.toContain('aggregator_unavailable_apiservice_total{name="v1.port.example.com"');
 });

@@ -20,6 +20,7 @@ import { semanticEqual } from '../registry/semanticequal.js';
 import { apiServiceInfo, conditionsOf, type APIServiceCondition, type APIServiceInfo } from './apiservice.js';
 import { backendRequest, hostPort, setAuthProxyHeaders, type ProxyClientCredentials } from './transport.js';
 import { StoreFollower } from '../controllers/follower.js';
+import { Counter, Gauge, type CounterSeries } from '../metrics/series.js';
 
 export interface RemoteDiscovery {
   /** The APIResourceList's resources, as the backend listed them. */
@@ -63,12 +64,21 @@ export class AvailableConditionController {
   private readonly openapi = new Map<string, { key: string; url: string; doc: unknown }>();
   private openapiGeneration = 0;
   private readonly follower: StoreFollower;
+  /** kube's aggregator metrics, read by kubernetes-mixin's AggregatedAPIDown and AggregatedAPIErrors. */
+  readonly unavailableGauge = new Gauge('aggregator_unavailable_apiservice', 'Gauge of APIServices which are marked as unavailable broken down by APIService name.', ['name']).aggregate('max');
+  readonly unavailableCounter = new Counter('aggregator_unavailable_apiservice_total', 'Counter of APIServices which are marked as unavailable broken down by APIService name and reason.', ['name', 'reason']).aggregate('max');
+  private readonly unavailableSeries = new Map<string, CounterSeries>();
   private resync?: NodeJS.Timeout;
   private pending = false;
   private running?: Promise<void>;
   private stopped = false;
 
   constructor(private readonly h: AvailabilityHost) {
+    // Every APIService at each scrape, as the remote and local controllers keep it: 1 while not Available.
+    this.unavailableGauge.collect = () => {
+      this.unavailableGauge.reset();
+      for (const a of cachedAPIServices(h.apiServices())) this.unavailableGauge.child(a.name).set(a.available ? 0 : 1);
+    };
     this.follower = new StoreFollower(() => [h.apiServices(), ...h.watched()], {
       // A Service or EndpointSlice matters only to the APIServices that name its service (kube's
       // controller queues just those); any APIService change is looked at.
@@ -149,6 +159,13 @@ export class AvailableConditionController {
       const merged = prior && prior.status === next.status ? { ...next, lastTransitionTime: prior.lastTransitionTime } : next;
       return { ...latest, status: { ...((latest.status ?? {}) as Record<string, unknown>), conditions: [...latestConditions, merged] } };
     });
+    // SetUnavailableCounter: a written change from Available to not.
+    if (s.available && next.status !== 'True') {
+      const key = `${s.name}\n${next.reason ?? 'UnknownReason'}`;
+      let series = this.unavailableSeries.get(key);
+      if (!series) this.unavailableSeries.set(key, (series = this.unavailableCounter.child(s.name, next.reason ?? 'UnknownReason')));
+      series.inc();
+    }
   }
 
   /** kube's sync: the first check that fails names the condition; all passing is Available. */
