@@ -12,6 +12,10 @@
 //   pki/sa.key, pki/sa.pub               the service account signing key and its public half, for
 //                                        --service-account-signing-key-file / --service-account-key-file:
 //                                        every replica must sign and verify tokens with the same key
+//   pki/front-proxy-ca.crt, pki/front-proxy-client.crt, pki/front-proxy-client.key
+//                                        kubeadm's front-proxy PKI, for --requestheader-client-ca-file and
+//                                        --proxy-client-cert-file/--proxy-client-key-file: every replica
+//                                        proxies to aggregated API servers with the same client certificate
 //   kubeconfig                           for --server URL (default https://127.0.0.1:6443), trusting ca.crt
 //
 // The certificate names localhost, 127.0.0.1, ::1 and the compose service names (windlass,
@@ -43,6 +47,9 @@ export async function ensureHaCredentials(dir, { hosts = [], server = 'https://1
     kubeconfig: join(dir, 'kubeconfig'),
     saKey: join(dir, 'pki', 'sa.key'),
     saPub: join(dir, 'pki', 'sa.pub'),
+    frontProxyCA: join(dir, 'pki', 'front-proxy-ca.crt'),
+    frontProxyCert: join(dir, 'pki', 'front-proxy-client.crt'),
+    frontProxyKey: join(dir, 'pki', 'front-proxy-client.key'),
   };
   // The CA after the serving certificate: replicas then put it into the kubeconfig they write.
   writeFileSync(files.cert, `${serving.certPem.trim()}\n${serving.caCertPem.trim()}\n`, { mode: 0o644 });
@@ -53,6 +60,9 @@ export async function ensureHaCredentials(dir, { hosts = [], server = 'https://1
   // One signing key for every replica: a token one replica issues must verify on the others.
   await auth.ensureServiceAccountSigningKey(dir);
   chmodSync(files.saKey, 0o644);
+  // One front-proxy client for every replica, as kubeadm shares it between control-plane nodes.
+  await auth.ensureFrontProxyCredentials(dir);
+  chmodSync(files.frontProxyKey, 0o644);
   const token = (file) => {
     if (!existsSync(file)) writeFileSync(file, `${randomBytes(24).toString('hex')}\n`, { mode: 0o644 });
     return readFileSync(file, 'utf8').trim();
@@ -81,5 +91,5 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   }
   if (!dir) usage();
   const c = await ensureHaCredentials(dir, opts);
-  console.log(`credentials in ${c.dir}: tls.crt, tls.key, tokens.csv, pki/sa.key, pki/sa.pub, kubeconfig (server ${opts.server ?? 'https://127.0.0.1:6443'})`);
+  console.log(`credentials in ${c.dir}: tls.crt, tls.key, tokens.csv, pki/sa.key, pki/sa.pub, pki/front-proxy-*, kubeconfig (server ${opts.server ?? 'https://127.0.0.1:6443'})`);
 }

@@ -152,6 +152,8 @@ export async function startReplica(dir, i, etcd, creds, extra = []) {
     '--storage', 'etcd', '--etcd-servers', etcd.map((m) => m.client).join(','),
     '--tls-cert-file', creds.cert, '--tls-private-key-file', creds.key, '--token-auth-file', creds.tokens,
     '--service-account-signing-key-file', creds.saKey, '--service-account-key-file', creds.saPub,
+    '--proxy-client-cert-file', creds.frontProxyCert, '--proxy-client-key-file', creds.frontProxyKey,
+    '--requestheader-client-ca-file', creds.frontProxyCA, '--requestheader-allowed-names', 'front-proxy-client',
     // The balancer checks every second: a stopping replica leaves rotation before it stops serving.
     '--shutdown-delay-duration', '2s',
     ...extra,

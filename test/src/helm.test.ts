@@ -128,6 +128,22 @@ test('an external etcd over TLS: the Secret mounted and passed as kube\'s --etcd
   expect(dryRun(docs)).toMatch(/deployment\.apps\/wl-windlass created \(server dry run\)/);
 });
 
+test('the front-proxy Secret, when named, is mounted and passed as --proxy-client-cert-file, --proxy-client-key-file and --requestheader-*; the server accepts it', () => {
+  const docs = render({ credentials: { frontProxySecret: 'windlass-front-proxy' } });
+  expect(args(docs)).toEqual(expect.arrayContaining([
+    '--proxy-client-cert-file=/credentials/front-proxy/tls.crt',
+    '--proxy-client-key-file=/credentials/front-proxy/tls.key',
+    '--requestheader-client-ca-file=/credentials/front-proxy/ca.crt',
+    '--requestheader-allowed-names=front-proxy-client',
+  ]));
+  const pod = docs.find((d) => d.kind === 'Deployment').spec.template.spec;
+  expect(pod.volumes.find((v: any) => v.name === 'front-proxy')).toEqual({ name: 'front-proxy', secret: { secretName: 'windlass-front-proxy' } });
+  expect(pod.containers[0].volumeMounts).toContainEqual({ name: 'front-proxy', mountPath: '/credentials/front-proxy', readOnly: true });
+  // By default none of it (existing installs have no such Secret).
+  expect(args(render()).some((a: string) => a.startsWith('--proxy-client'))).toBe(false);
+  expect(dryRun(docs)).toMatch(/deployment\.apps\/wl-windlass created \(server dry run\)/);
+});
+
 test('the ServiceMonitor, when enabled, renders for prometheus-operator (a CRD kind, which Windlass does not serve yet)', () => {
   const docs = render({ serviceMonitor: { enabled: true } });
   const sm = docs.find((d) => d.kind === 'ServiceMonitor');
