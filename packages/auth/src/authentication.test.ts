@@ -1,15 +1,13 @@
 import { createPrivateKey, generateKeyPairSync, webcrypto } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, request, type Server } from 'node:https';
+import { request, type Server } from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { adminTokenEntry } from './admintoken.js';
 import { Authentication, type RequestAuthentication } from './authentication.js';
 import { generateCa, issueServingCert, loadX509, type KeyPairPem } from './certgen.js';
 import { issueClientCert } from './clientcert.js';
 import { boundTokenClaims } from './serviceaccount.js';
 import { ensureServingCredentials, type ServingCredentials } from './serving.js';
-import { tempDirs } from './testutil.js';
+import { listenTLS, tempDirs } from './testutil.js';
 import { X509_UID_OID } from './x509.js';
 
 const ISSUER = 'https://kubernetes.default.svc.cluster.local';
@@ -32,12 +30,9 @@ beforeAll(async () => {
   });
   authn.useObjects({ get: async (resource, ns, name) => (resource === 'serviceaccounts' && ns === 'ns' && name === 'robot' ? { metadata: { uid: 'sa-uid' } } : undefined) });
   // As the API server listens: client certificates asked for, not required.
-  server = createServer({ cert: creds.certPem, key: creds.keyPem, ca: clientCA.certPem, requestCert: true, rejectUnauthorized: false }, (req: IncomingMessage, res) => {
+  ({ server, port } = await listenTLS({ cert: creds.certPem, key: creds.keyPem, ca: clientCA.certPem, requestCert: true, rejectUnauthorized: false }, (req: IncomingMessage, res) => {
     void Promise.resolve(authn.authenticateRequest(req)).then((u: RequestAuthentication) => res.end(JSON.stringify(u === undefined ? 'none' : u)));
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  port = (server.address() as AddressInfo).port;
+  }));
 });
 
 afterAll(async () => {

@@ -2,16 +2,14 @@
  * Request-header (front proxy) authentication over real TLS: the listener trusts the client CA
  * and the front-proxy CA, as the API server's does once --requestheader-client-ca-file is set.
  */
-import { once } from 'node:events';
 import type { IncomingMessage } from 'node:http';
-import { createServer, request, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { request, type Server } from 'node:https';
 import { adminTokenEntry } from './admintoken.js';
 import { Authentication, type RequestAuthentication } from './authentication.js';
 import { generateCa, type KeyPairPem } from './certgen.js';
 import { issueClientCert } from './clientcert.js';
 import { ensureServingCredentials, type ServingCredentials } from './serving.js';
-import { tempDirs } from './testutil.js';
+import { listenTLS, tempDirs } from './testutil.js';
 
 const ADMIN = 'admin-token-0123456789';
 const dirs = tempDirs();
@@ -35,15 +33,12 @@ beforeAll(async () => {
       usernameHeaders: ['X-Remote-User'], uidHeaders: ['X-Remote-Uid'], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'],
     },
   });
-  server = createServer({ cert: creds.certPem, key: creds.keyPem, ca: authn.tlsClientCAs, requestCert: true, rejectUnauthorized: false }, (req: IncomingMessage, res) => {
+  ({ server, port } = await listenTLS({ cert: creds.certPem, key: creds.keyPem, ca: authn.tlsClientCAs, requestCert: true, rejectUnauthorized: false }, (req: IncomingMessage, res) => {
     void Promise.resolve(authn.authenticateRequest(req)).then((u: RequestAuthentication) => {
       after = { ...req.headers };
       res.end(JSON.stringify(u === undefined ? 'none' : u));
     });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  port = (server.address() as AddressInfo).port;
+  }));
 });
 
 afterAll(async () => {

@@ -1,8 +1,6 @@
-import { once } from 'node:events';
-import { createServer, get, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { get, type Server } from 'node:https';
 import { ensureServingCredentials, type ServingCredentials } from './serving.js';
-import { tempDirs } from './testutil.js';
+import { listenTLS, tempDirs } from './testutil.js';
 
 const dirs = tempDirs();
 let creds: ServingCredentials;
@@ -13,10 +11,7 @@ let port: number;
 beforeAll(async () => {
   creds = await ensureServingCredentials(await dirs.make(), { hosts: ['localhost', '127.0.0.1', '::1'] });
   otherCa = (await ensureServingCredentials(await dirs.make(), { hosts: ['localhost'] })).caCertPem;
-  server = createServer({ cert: creds.certPem, key: creds.keyPem }, (_req, res) => res.end('ok'));
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  port = (server.address() as AddressInfo).port;
+  ({ server, port } = await listenTLS({ cert: creds.certPem, key: creds.keyPem }, (_req, res) => res.end('ok')));
 });
 
 afterAll(async () => {

@@ -6,23 +6,14 @@
  * combined with this replica's (replicas with other CAs add theirs, as kube's do), written only
  * when it changes, once at start and every minute.
  */
+import type { RequestHeaderConfig } from '@windlass/auth';
 import type { AdmissionLookup, KubeObject } from '../registry/types.js';
-
-export interface RequestHeaderTrust {
-  /** PEM of --requestheader-client-ca-file (the front-proxy CA). */
-  clientCA: string;
-  /** --requestheader-allowed-names. */
-  allowedNames: string[];
-  usernameHeaders: string[];
-  uidHeaders: string[];
-  groupHeaders: string[];
-  extraHeaderPrefixes: string[];
-}
 
 export interface AuthenticationTrust {
   /** PEM of --client-ca-file. */
   clientCA?: string;
-  requestHeader?: RequestHeaderTrust;
+  /** The front-proxy CA, allowed names and header names (the request-header authenticator's configuration). */
+  requestHeader?: RequestHeaderConfig;
 }
 
 /** kube's defaults of the --requestheader-*-headers flags (kubeadm sets the same). */
