@@ -86,6 +86,15 @@ const widgetOpenAPI = {
   },
 };
 
+/** Its OpenAPI v2 document, which /openapi/v2 merges. */
+const widgetSwagger = {
+  swagger: '2.0', info: { title: 'e2e', version: 'v1' },
+  paths: { [`/apis/${group}/v1/namespaces/{namespace}/widgets/{name}`]: { get: { operationId: 'readWidget', 'x-kubernetes-action': 'get', 'x-kubernetes-group-version-kind': { group, version: 'v1', kind: 'Widget' }, responses: { 200: { description: 'OK', schema: { $ref: '#/definitions/com.example.e2e.metrics.v1.Widget' } } } } } },
+  definitions: { 'com.example.e2e.metrics.v1.Widget': { description: 'A Widget says whom it was served to.', type: 'object', 'x-kubernetes-group-version-kind': [{ group, version: 'v1', kind: 'Widget' }] } },
+};
+/** The If-None-Match of each /openapi/v2 request the server got. */
+const v2Asks: string[] = [];
+
 interface AuthConfigMap { data: Record<string, string> }
 
 /** A GET with the admin token and impersonation headers kubectl cannot send. */
@@ -119,6 +128,12 @@ beforeAll(async () => {
     req.resume();
     req.on('end', () => {
       const { code, body } = answer(req);
+      if ((req.url ?? '') === '/openapi/v2') {
+        // An ETag as k8s.io/apiserver sends: a request naming it is answered 304.
+        v2Asks.push(String(req.headers['if-none-match'] ?? ''));
+        if (req.headers['if-none-match'] === '"v2-1"') return res.writeHead(304).end();
+        return res.writeHead(200, { 'content-type': 'application/json', etag: '"v2-1"' }).end(JSON.stringify(widgetSwagger));
+      }
       if (code === 200 && (req.url ?? '').startsWith(`/apis/${group}/v1/namespaces/default/widgets/slow`)) {
         setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body)), 1500);
         return;
@@ -231,6 +246,11 @@ test('an APIService whose server answers is Available, listed in discovery, and 
   const index = JSON.parse(await ok(['get', '--raw', '/openapi/v3'])) as { paths: Record<string, { serverRelativeURL: string }> };
   expect(index.paths[`apis/${group}/v1`].serverRelativeURL).toMatch(new RegExp(`^/openapi/v3/apis/${group.replace(/\./g, '\\.')}/v1\\?hash=[0-9A-F]{128}$`));
   expect(index.paths['apis/apps/v1']).toBeDefined();
+  // Its v2 document is merged into /openapi/v2, beside the built-in kinds.
+  const v2 = JSON.parse(await ok(['get', '--raw', '/openapi/v2'])) as { definitions: Record<string, { description?: string }>; paths: Record<string, unknown> };
+  expect(v2.definitions['com.example.e2e.metrics.v1.Widget'].description).toBe('A Widget says whom it was served to.');
+  expect(v2.paths[`/apis/${group}/v1/namespaces/{namespace}/widgets/{name}`]).toBeDefined();
+  expect(v2.definitions['io.k8s.api.core.v1.Pod']).toBeDefined();
   const explained = await ok(['explain', `widgets.${group}.spec`]);
   expect(explained).toContain('What was asked.');
   expect(explained).toContain('The URL the request came with.');
@@ -293,6 +313,9 @@ test('a Service created after its APIService makes it Available, without a chang
 });
 
 test('a watch streams through as its server writes it, and an upgrade request is upgraded end to end', async () => {
+  // Every check asks for the v2 document again with the ETag it has (one check has run since: the late Service's).
+  expect(v2Asks[0]).toBe('');
+  expect(v2Asks.slice(1)).toContain('"v2-1"');
   const token = readFileSync(join(s.dataDir, 'admin-token'), 'utf8').trim();
   const ca = readFileSync(join(s.dataDir, 'pki', 'ca.crt'));
   const lines: string[] = [];

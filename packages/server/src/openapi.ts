@@ -139,7 +139,7 @@ function sortedIndex(index: { paths: Record<string, unknown> }): string {
 }
 
 /** Aggregated API servers' OpenAPI v3 documents by `apis/<group>/<version>` (aggregator/available.ts). */
-export type RemoteOpenAPI = () => { generation: number; documents: Map<string, unknown> };
+export type RemoteOpenAPI = () => { generation: number; documents: Map<string, unknown>; v2: unknown[] };
 
 export function openAPIRoutes(registry: APIRegistry, custom?: CustomResourcesOpenAPI, remote?: RemoteOpenAPI): (req: Request, res: Response, next: NextFunction) => void {
   const isCustom = (d: ResourceDefinition) => custom?.definitions().includes(d) === true;
@@ -184,6 +184,12 @@ export function openAPIRoutes(registry: APIRegistry, custom?: CustomResourcesOpe
           const extra = customOpenAPIV2(custom.definitions(), (d) => schemaOfDefinition(d));
           Object.assign(doc.definitions, extra.definitions);
           Object.assign(doc.paths, extra.paths);
+        }
+        // Aggregated servers' documents: their paths and definitions, where this server has none of that name.
+        for (const spec of remote?.().v2 ?? []) {
+          const r = spec as { definitions?: Record<string, unknown>; paths?: Record<string, unknown> };
+          for (const [k, v] of Object.entries(r.definitions ?? {})) if (!(k in doc.definitions)) doc.definitions[k] = v;
+          for (const [k, v] of Object.entries(r.paths ?? {})) if (!(k in doc.paths)) doc.paths[k] = v;
         }
         v2 = { json: built(JSON.stringify(doc)), doc };
       }

@@ -9,7 +9,7 @@
  * The same answer is the APIService's discovery (its APIResourceList), which the merged
  * discovery documents list (discovery.ts); a failed check keeps the last one, marked stale. A
  * passed check also reads the server's OpenAPI v3 document of the group version, which
- * /openapi/v3 then lists and serves (openapi.ts).
+ * /openapi/v3 then lists and serves, and its v2 document, merged into /openapi/v2 (openapi.ts).
  */
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { ResolvedAddress, ServiceResolver } from '../admission/webhook/client.js';
@@ -62,6 +62,7 @@ export function cachedAPIServices(store: Store | undefined): APIServiceInfo[] {
 export class AvailableConditionController {
   private readonly discovery = new Map<string, RemoteDiscovery>();
   private readonly openapi = new Map<string, { key: string; url: string; doc: unknown }>();
+  private readonly openapiV2 = new Map<string, { etag?: string; doc: unknown }>();
   private openapiGeneration = 0;
   private readonly follower: StoreFollower;
   /** kube's aggregator metrics, read by kubernetes-mixin's AggregatedAPIDown and AggregatedAPIErrors. */
@@ -136,6 +137,7 @@ export class AvailableConditionController {
       const names = new Set(remote.map((s) => s.name));
       for (const name of this.discovery.keys()) if (!names.has(name)) this.discovery.delete(name);
       for (const name of this.openapi.keys()) if (!names.has(name)) (this.openapi.delete(name), this.openapiGeneration++);
+      for (const name of this.openapiV2.keys()) if (!names.has(name)) (this.openapiV2.delete(name), this.openapiGeneration++);
       await Promise.all(remote.map((s) => this.sync(s).catch((err: unknown) => {
         if (!this.stopped) console.error(`apiservice ${s.name}: ${(err as Error).message}`);
       })));
@@ -231,11 +233,11 @@ export class AvailableConditionController {
     return { resources, to };
   }
 
-  /** A GET to the backend as the aggregator (system:masters), within 5 s: its status and body, or Go's error text. */
-  private get(s: APIServiceInfo, to: ResolvedAddress, path: string): Promise<{ status: number; body: Buffer } | string> {
+  /** A GET to the backend as the aggregator (system:masters), within 5 s: its status, body and ETag, or Go's error text. */
+  private get(s: APIServiceInfo, to: ResolvedAddress, path: string, extra: OutgoingHttpHeaders = {}): Promise<{ status: number; body: Buffer; etag?: string } | string> {
     const url = `https://${hostPort(to)}${path}`;
     return new Promise((resolve) => {
-      const headers: OutgoingHttpHeaders = { accept: 'application/json' };
+      const headers: OutgoingHttpHeaders = { accept: 'application/json', ...extra };
       setAuthProxyHeaders(headers, { name: 'system:kube-aggregator', groups: ['system:masters'] });
       const out = backendRequest(s, this.h.credentials, to, 'GET', path, headers);
       const timer = setTimeout(() => {
@@ -252,7 +254,7 @@ export class AvailableConditionController {
         back.on('error', () => undefined);
         back.on('end', () => {
           clearTimeout(timer);
-          resolve({ status: back.statusCode ?? 0, body: Buffer.concat(chunks) });
+          resolve({ status: back.statusCode ?? 0, body: Buffer.concat(chunks), etag: back.headers.etag });
         });
       });
       out.end();
@@ -264,6 +266,7 @@ export class AvailableConditionController {
    * server's /openapi/v3 index names it; fetched again only when the index's URL (its hash) changed.
    */
   private async fetchOpenAPI(s: APIServiceInfo, to: ResolvedAddress): Promise<void> {
+    await this.fetchOpenAPIV2(s, to);
     const key = `apis/${s.group}/${s.version}`;
     const prior = this.openapi.get(s.name);
     const index = await this.get(s, to, '/openapi/v3');
@@ -289,9 +292,33 @@ export class AvailableConditionController {
     }
   }
 
-  /** Remote group versions' OpenAPI v3 documents by `apis/<group>/<version>`, and a number that changes with them. */
-  openAPIDocuments(): { generation: number; documents: Map<string, unknown> } {
-    return { generation: this.openapiGeneration, documents: new Map([...this.openapi.values()].map((o) => [o.key, o.doc])) };
+  /**
+   * The server's whole OpenAPI v2 document (kube's v2 aggregator merges it into /openapi/v2), asked
+   * again with the last ETag so an unchanged one is not read again.
+   */
+  private async fetchOpenAPIV2(s: APIServiceInfo, to: ResolvedAddress): Promise<void> {
+    const prior = this.openapiV2.get(s.name);
+    const got = await this.get(s, to, '/openapi/v2', prior?.etag ? { 'if-none-match': prior.etag } : {});
+    if (typeof got === 'string' || got.status === 304) return;
+    if (got.status !== 200) {
+      if (prior) (this.openapiV2.delete(s.name), this.openapiGeneration++);
+      return;
+    }
+    try {
+      this.openapiV2.set(s.name, { etag: got.etag, doc: JSON.parse(got.body.toString('utf8')) as unknown });
+      this.openapiGeneration++;
+    } catch {
+      // Not JSON: nothing to merge.
+    }
+  }
+
+  /** Remote group versions' OpenAPI v3 documents by `apis/<group>/<version>`, their servers' v2 documents, and a number that changes with them. */
+  openAPIDocuments(): { generation: number; documents: Map<string, unknown>; v2: unknown[] } {
+    return {
+      generation: this.openapiGeneration,
+      documents: new Map([...this.openapi.values()].map((o) => [o.key, o.doc])),
+      v2: [...this.openapiV2.values()].map((o) => o.doc),
+    };
   }
 }
 
