@@ -4,7 +4,8 @@
  * ClusterIP service), and answers `GET /apis/<group>/<version>` (as `system:kube-aggregator` in
  * `system:masters`, up to 5 tries at once, 5 s each); the outcome is its `Available` condition,
  * with kube's reasons and messages, written only when it changes. Every APIService is checked
- * again every 30 s (kube's resync) and whenever APIServices, Services or EndpointSlices change.
+ * again every 30 s (kube's resync), whenever an APIService changes, and whenever a Service or
+ * EndpointSlice an APIService names does.
  *
  * The same answer is the APIService's discovery (its APIResourceList), which the merged
  * discovery documents list (discovery.ts); a failed check keeps the last one, marked stale. A
@@ -31,7 +32,7 @@ export interface RemoteDiscovery {
 
 export interface AvailabilityHost {
   apiServices: () => Store | undefined;
-  /** Stores whose changes trigger a check of every APIService (Services, EndpointSlices). */
+  /** Services and EndpointSlices: a change to one an APIService names brings a check. */
   watched: () => (Store | undefined)[];
   lookup: (group: string, resource: string) => AdmissionLookup | undefined;
   resolver: ServiceResolver;
