@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import tls, { type TLSSocket } from 'node:tls';
-import { eventually, kubectlAsync, servingCertificates, type RunningServer, useWindlass } from './harness.js';
+import { eventually, kubectlAsync, removeDir, servingCertificates, startWindlass, type RunningServer, useWindlass } from './harness.js';
 
 const server = useWindlass();
 let s: RunningServer;
@@ -222,6 +222,35 @@ test('Windlass itself trusts the front proxy: its client certificate with identi
   const plain = await review({ 'X-Remote-User': 'jane' }, false);
   expect(plain.body.status?.userInfo?.username ?? plain.body.message).not.toBe('jane');
   expect(plain.status).toBe(403);
+});
+
+test('the request-header flags name the headers Windlass reads and publishes', async () => {
+  const other = await startWindlass(['--requestheader-username-headers=X-Proxy-User', '--requestheader-group-headers=X-Proxy-Group', '--requestheader-extra-headers-prefix=X-Proxy-Extra-']);
+  try {
+    const data = await eventually(async () => (await kubectlAsync(other.kubeconfig, ['get', 'configmap', '-n', 'kube-system', 'extension-apiserver-authentication', '-o', 'json'])).code === 0, 20000)
+      ? (JSON.parse((await kubectlAsync(other.kubeconfig, ['get', 'configmap', '-n', 'kube-system', 'extension-apiserver-authentication', '-o', 'json'])).stdout) as AuthConfigMap).data
+      : {};
+    expect([data['requestheader-username-headers'], data['requestheader-group-headers'], data['requestheader-extra-headers-prefix']]).toEqual(['["X-Proxy-User"]', '["X-Proxy-Group"]', '["X-Proxy-Extra-"]']);
+    const pki = join(other.dataDir, 'pki');
+    const body = await new Promise<any>((resolve, reject) => {
+      const req = https.request(`${other.url}/apis/authentication.k8s.io/v1/selfsubjectreviews`, {
+        method: 'POST', ca: readFileSync(join(pki, 'ca.crt')), servername: 'localhost',
+        cert: readFileSync(join(pki, 'front-proxy-client.crt')), key: readFileSync(join(pki, 'front-proxy-client.key')),
+        // The default names are not read by this server.
+        headers: { 'content-type': 'application/json', 'X-Proxy-User': 'ann', 'X-Proxy-Group': 'ops', 'X-Proxy-Extra-Site': 'north', 'X-Remote-User': 'mallory' },
+      }, (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve(JSON.parse(text)));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }));
+    });
+    expect(body.status.userInfo).toEqual({ username: 'ann', groups: ['ops', 'system:authenticated'], extra: { site: ['north'] } });
+  } finally {
+    await other.stop();
+    removeDir(other.dataDir);
+  }
 });
 
 test('an APIService whose server answers is Available, listed in discovery, and serves kubectl as the caller', async () => {

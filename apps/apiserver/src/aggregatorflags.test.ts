@@ -21,8 +21,13 @@ test('the aggregation flags are parsed, listed in --help, and the client certifi
   expect([o.proxyClientCertFile, o.proxyClientKeyFile, o.requestHeaderClientCAFile]).toEqual(['/pki/p.crt', '/pki/p.key', '/pki/fp.crt']);
   expect(o.requestHeaderAllowedNames).toEqual(['front-proxy-client', 'other', 'third']);
   expect(parseFlags(['start']).options.requestHeaderAllowedNames).toEqual([]);
+  const h = parseFlags(['start', '--requestheader-username-headers=X-Proxy-User,X-User', '--requestheader-group-headers', 'X-Proxy-Group', '--requestheader-uid-headers=X-Proxy-Uid', '--requestheader-extra-headers-prefix=X-Proxy-Extra-']).options;
+  expect([h.requestHeaderUsernameHeaders, h.requestHeaderGroupHeaders, h.requestHeaderUIDHeaders, h.requestHeaderExtraHeaderPrefixes]).toEqual([['X-Proxy-User', 'X-User'], ['X-Proxy-Group'], ['X-Proxy-Uid'], ['X-Proxy-Extra-']]);
+  // Unset: kubeadm's names, chosen when the server is assembled.
+  expect(parseFlags(['start']).options.requestHeaderUsernameHeaders).toBeUndefined();
   const help = run(['start', '--help']).stdout;
-  for (const f of ['--proxy-client-cert-file string', '--proxy-client-key-file string', '--requestheader-client-ca-file string', '--requestheader-allowed-names strings']) expect(help).toContain(f);
+  for (const f of ['--proxy-client-cert-file string', '--proxy-client-key-file string', '--requestheader-client-ca-file string', '--requestheader-allowed-names strings',
+    '--requestheader-username-headers strings', '--requestheader-uid-headers strings', '--requestheader-group-headers strings', '--requestheader-extra-headers-prefix strings']) expect(help).toContain(f);
   expect(() => parseFlags(['start', '--proxy-client-key-file', '/pki/p.key'])).toThrow('--proxy-client-cert-file and --proxy-client-key-file must be specified together');
 });
 

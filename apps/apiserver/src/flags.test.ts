@@ -380,7 +380,7 @@ describe('usage()', () => {
 
   it('aligns descriptions in one column', () => {
     const flagLines = section('start');
-    expect(flagLines).toHaveLength(46);
+    expect(flagLines).toHaveLength(50);
     expect(new Set(flagLines.map(column)).size).toBe(1);
   });
 

@@ -339,11 +339,43 @@ const FLAGS: FlagSpec[] = [
     },
   },
   {
+    name: 'requestheader-extra-headers-prefix',
+    type: 'strings',
+    usage: 'List of request header prefixes to inspect. X-Remote-Extra- is suggested. (default [X-Remote-Extra-], kubeadm\'s)',
+    set(s, v) {
+      (s.options.requestHeaderExtraHeaderPrefixes ??= []).push(...v.split(',').map((a) => a.trim()).filter((a) => a !== ''));
+    },
+  },
+  {
     name: 'requestheader-client-ca-file',
     type: 'string',
-    usage: 'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. Published in the \'extension-apiserver-authentication\' configmap for aggregated API servers. Without it (and with generated credentials) the data directory\'s pki/front-proxy-ca.crt. The headers are kubeadm\'s: X-Remote-User, X-Remote-Uid, X-Remote-Group, X-Remote-Extra-.',
+    usage: 'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. Published in the \'extension-apiserver-authentication\' configmap for aggregated API servers. Without it (and with generated credentials) the data directory\'s pki/front-proxy-ca.crt. The headers: --requestheader-username-headers and the others.',
     set(s, v) {
       s.options.requestHeaderClientCAFile = nonEmpty(v);
+    },
+  },
+  {
+    name: 'requestheader-group-headers',
+    type: 'strings',
+    usage: 'List of request headers to inspect for groups. X-Remote-Group is suggested. (default [X-Remote-Group], kubeadm\'s)',
+    set(s, v) {
+      (s.options.requestHeaderGroupHeaders ??= []).push(...v.split(',').map((a) => a.trim()).filter((a) => a !== ''));
+    },
+  },
+  {
+    name: 'requestheader-uid-headers',
+    type: 'strings',
+    usage: 'List of request headers to inspect for UIDs. X-Remote-Uid is suggested. (default [X-Remote-Uid], kubeadm\'s)',
+    set(s, v) {
+      (s.options.requestHeaderUIDHeaders ??= []).push(...v.split(',').map((a) => a.trim()).filter((a) => a !== ''));
+    },
+  },
+  {
+    name: 'requestheader-username-headers',
+    type: 'strings',
+    usage: 'List of request headers to inspect for usernames. X-Remote-User is common. (default [X-Remote-User], kubeadm\'s)',
+    set(s, v) {
+      (s.options.requestHeaderUsernameHeaders ??= []).push(...v.split(',').map((a) => a.trim()).filter((a) => a !== ''));
     },
   },
   {

@@ -134,6 +134,11 @@ export interface ServerOptions {
   /** kube's --requestheader-client-ca-file and --requestheader-allowed-names, published for aggregated servers. */
   requestHeaderClientCAFile?: string;
   requestHeaderAllowedNames: string[];
+  /** kube's --requestheader-username-headers, -uid-headers, -group-headers, -extra-headers-prefix; unset: kubeadm's. */
+  requestHeaderUsernameHeaders?: string[];
+  requestHeaderUIDHeaders?: string[];
+  requestHeaderGroupHeaders?: string[];
+  requestHeaderExtraHeaderPrefixes?: string[];
 }
 
 /** kubeadm's issuer (and API audience), Windlass's when --service-account-issuer is not given. */

@@ -37,6 +37,8 @@ export interface FrontProxyFiles {
   requestHeaderCA?: string;
   /** --requestheader-allowed-names (the generated client's name when the CA is the generated one). */
   allowedNames: string[];
+  /** The --requestheader-*-headers flags, kubeadm's names where unset. */
+  headers: typeof defaultRequestHeaders;
 }
 
 export interface AuthenticationFiles {
@@ -132,17 +134,24 @@ async function serviceAccountConfig(o: ServerOptions, rootCA: string | undefined
  * front-proxy CA and client certificate of the data directory; the flags replace either part.
  */
 async function frontProxy(o: ServerOptions): Promise<FrontProxyFiles> {
+  const headers = {
+    usernameHeaders: o.requestHeaderUsernameHeaders ?? defaultRequestHeaders.usernameHeaders,
+    uidHeaders: o.requestHeaderUIDHeaders ?? defaultRequestHeaders.uidHeaders,
+    groupHeaders: o.requestHeaderGroupHeaders ?? defaultRequestHeaders.groupHeaders,
+    extraHeaderPrefixes: o.requestHeaderExtraHeaderPrefixes ?? defaultRequestHeaders.extraHeaderPrefixes,
+  };
   const flagCA = o.requestHeaderClientCAFile !== undefined ? await readFlagFile(o.requestHeaderClientCAFile, 'requestheader-client-ca-file') : undefined;
   if (o.proxyClientCertFile !== undefined && o.proxyClientKeyFile !== undefined) {
     const [cert, key] = await Promise.all([readFlagFile(o.proxyClientCertFile, 'proxy-client-cert-file'), readFlagFile(o.proxyClientKeyFile, 'proxy-client-key-file')]);
-    return { client: { cert, key }, requestHeaderCA: flagCA, allowedNames: o.requestHeaderAllowedNames };
+    return { client: { cert, key }, requestHeaderCA: flagCA, allowedNames: o.requestHeaderAllowedNames, headers };
   }
-  if (o.tlsCertFile !== undefined) return { requestHeaderCA: flagCA, allowedNames: o.requestHeaderAllowedNames };
+  if (o.tlsCertFile !== undefined) return { requestHeaderCA: flagCA, allowedNames: o.requestHeaderAllowedNames, headers };
   const generated = await ensureFrontProxyCredentials(o.dataDir);
   return {
     client: { cert: generated.client.certPem, key: generated.client.keyPem },
     requestHeaderCA: flagCA ?? generated.caCertPem,
     allowedNames: o.requestHeaderAllowedNames.length > 0 || flagCA !== undefined ? o.requestHeaderAllowedNames : [FRONT_PROXY_CLIENT_NAME],
+    headers,
   };
 }
 
@@ -159,8 +168,8 @@ export async function credentials(o: ServerOptions): Promise<Credentials> {
 /** `gatherMetrics`: for a worker of several, the whole server's /metrics (from the primary). */
 export function newAPIServer(o: ServerOptions, storage: Storage, creds: { tls: { cert: string; key: string }; tokens: TokenEntry[]; authentication?: AuthenticationFiles; frontProxy?: FrontProxyFiles }, gatherMetrics?: () => Promise<string>): APIServer {
   const fp = creds.frontProxy;
-  // kubeadm's request-header settings: what the front proxy (this server's aggregator, or another) sends.
-  const requestHeader = fp?.requestHeaderCA ? { ...defaultRequestHeaders, clientCA: fp.requestHeaderCA, allowedNames: fp.allowedNames } : undefined;
+  // What a front proxy (this server's aggregator, or another) sends, as the --requestheader-* flags name it.
+  const requestHeader = fp?.requestHeaderCA ? { ...fp.headers, clientCA: fp.requestHeaderCA, allowedNames: fp.allowedNames } : undefined;
   return new APIServer({
     storage,
     registryPrefix: o.etcdPrefix,

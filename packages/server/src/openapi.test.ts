@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EmbeddedStorage } from '@windlass/storage';
-import { startTestServer, type TestServer } from './testing/client.js';
+import { startTestServer, until, type TestServer } from './testing/client.js';
 
 const reference = JSON.parse(
   readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'shared', 'reference', 'openapi-v2.json'), 'utf8'),
@@ -76,4 +76,28 @@ test('/openapi/v3 indexes every served group version; each document has its refe
       expect(Object.keys(patch.requestBody.content)).toContain('application/merge-patch+json');
     }
   }
+});
+
+test('/openapi/v3\'s Last-Modified is when the index last changed, a later second for each change, so a revalidated copy is 304 exactly when current', async () => {
+  const first = await t.call('GET', '/openapi/v3');
+  const l1 = first.headers.get('last-modified')!;
+  expect(l1).toBeDefined();
+  // Unchanged a second later: the same Last-Modified, and the copy is current.
+  await new Promise((r) => setTimeout(r, 1100));
+  expect((await t.call('GET', '/openapi/v3')).headers.get('last-modified')).toBe(l1);
+  expect((await t.call('GET', '/openapi/v3', { headers: { 'if-modified-since': l1 } })).status).toBe(304);
+  // A served group version added: a later Last-Modified, and the old copy is stale.
+  const crd = {
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'gadgets.index.example.com' },
+    spec: { group: 'index.example.com', scope: 'Namespaced', names: { plural: 'gadgets', kind: 'Gadget' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }] },
+  };
+  expect((await t.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd })).status).toBe(201);
+  const changed = await until(async () => {
+    const res = await t.call('GET', '/openapi/v3');
+    return res.body.paths['apis/index.example.com/v1'] ? res : undefined;
+  });
+  const l2 = changed.headers.get('last-modified')!;
+  expect(Date.parse(l2)).toBeGreaterThan(Date.parse(l1));
+  expect((await t.call('GET', '/openapi/v3', { headers: { 'if-modified-since': l1 } })).status).toBe(200);
+  expect((await t.call('GET', '/openapi/v3', { headers: { 'if-modified-since': l2 } })).status).toBe(304);
 });

@@ -146,7 +146,9 @@ export function openAPIRoutes(registry: APIRegistry, custom?: CustomResourcesOpe
   const served = () => registry.all().filter((d) => !isCustom(d)).map((d) => ({ group: d.group, version: d.version, kind: d.kind, resource: d.resource, namespaced: d.namespaced }));
   // Documents are built at the first request that needs them, again once custom resources changed.
   let v2: { json: Built; doc: unknown; protobuf?: Built } | undefined;
-  let v3Index: { json: string; keys: Set<string> } | undefined;
+  let v3Index: { json: string; keys: Set<string>; modified: Date } | undefined;
+  /** The whole second the last index was built in. */
+  let indexSecond = 0;
   const v3 = new Map<string, Built>();
   let generation = custom?.generation;
   let remoteGeneration = remote?.().generation;
@@ -162,7 +164,11 @@ export function openAPIRoutes(registry: APIRegistry, custom?: CustomResourcesOpe
       for (const [key, spec] of remote?.().documents ?? []) {
         if (!doc.paths[key]) doc.paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${openAPIV3Hash(spec as Parameters<typeof openAPIV3Hash>[0])}` };
       }
-      v3Index = { json: sortedIndex(doc), keys: new Set(Object.keys(doc.paths)) };
+      // Its Last-Modified is when it was built, a later whole second than the one before (kube
+      // sends "now"): a client revalidating a copy from the same second as a change (kubectl's
+      // disk cache, If-Modified-Since) would be told 304 and keep the old index.
+      indexSecond = Math.max(Math.floor(Date.now() / 1000), indexSecond + 1);
+      v3Index = { json: sortedIndex(doc), keys: new Set(Object.keys(doc.paths)), modified: new Date(indexSecond * 1000) };
     }
     return v3Index;
   };
@@ -199,10 +205,10 @@ export function openAPIRoutes(registry: APIRegistry, custom?: CustomResourcesOpe
       return true;
     }
     if (path === '/openapi/v3') {
-      const { json } = await index();
+      const { json, modified } = await index();
       defaultCacheControl(res);
-      // specProxier's handleDiscovery: modified now, no ETag, no Content-Type (sniffed).
-      serveContent(req, res, new Date(), Buffer.from(json));
+      // specProxier's handleDiscovery: no ETag, no Content-Type (sniffed).
+      serveContent(req, res, modified, Buffer.from(json));
       return true;
     }
     if (!path.startsWith('/openapi/v3/')) return false;
