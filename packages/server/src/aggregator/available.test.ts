@@ -82,4 +82,10 @@ test('a ClusterIP service is checked for its port, its EndpointSlices and a read
   expect(await metric('aggregator_unavailable_apiservice_total{name="v1.things.example.com",reason="MissingEndpoints"} 1')).toBe(true);
   // The APIService that never was Available never counted.
   expect((await t.call('GET', '/metrics')).text).not.toContain('aggregator_unavailable_apiservice_total{name="v1.port.example.com"');
+
+  // An APIService that stops naming a Service is local, and always Available (kube's local controller).
+  const current = (await t.call('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v1.port.example.com')).body;
+  current.spec = { group: 'port.example.com', version: 'v1', groupPriorityMinimum: 100, versionPriority: 10 };
+  expect((await t.call('PUT', '/apis/apiregistration.k8s.io/v1/apiservices/v1.port.example.com', { body: current })).status).toBe(200);
+  expect(await condition('v1.port.example.com', 'Local')).toMatchObject({ status: 'True', message: 'Local APIServices are always available' });
 });

@@ -1,6 +1,6 @@
 /**
- * kube-aggregator's remote AvailableConditionController: for each APIService that names a
- * Service, whether the service is there, listens on the port, has ready endpoints (for a
+ * kube-aggregator's AvailableConditionControllers: a local APIService is always Available; for
+ * each APIService that names a Service, whether the service is there, listens on the port, has ready endpoints (for a
  * ClusterIP service), and answers `GET /apis/<group>/<version>` (as `system:kube-aggregator` in
  * `system:masters`, up to 5 tries at once, 5 s each); the outcome is its `Available` condition,
  * with kube's reasons and messages, written only when it changes. Every APIService is checked
@@ -134,12 +134,12 @@ export class AvailableConditionController {
   private async drain(): Promise<void> {
     while (this.pending && !this.stopped) {
       this.pending = false;
-      const remote = cachedAPIServices(this.h.apiServices()).filter((s) => s.service);
-      const names = new Set(remote.map((s) => s.name));
+      const all = cachedAPIServices(this.h.apiServices());
+      const names = new Set(all.filter((s) => s.service).map((s) => s.name));
       for (const name of this.discovery.keys()) if (!names.has(name)) this.discovery.delete(name);
       for (const name of this.openapi.keys()) if (!names.has(name)) (this.openapi.delete(name), this.openapiGeneration++);
       for (const name of this.openapiV2.keys()) if (!names.has(name)) (this.openapiV2.delete(name), this.openapiGeneration++);
-      await Promise.all(remote.map((s) => this.sync(s).catch((err: unknown) => {
+      await Promise.all(all.map((s) => this.sync(s).catch((err: unknown) => {
         if (!this.stopped) console.error(`apiservice ${s.name}: ${(err as Error).message}`);
       })));
     }
@@ -173,7 +173,10 @@ export class AvailableConditionController {
 
   /** kube's sync: the first check that fails names the condition; all passing is Available. */
   private async check(s: APIServiceInfo): Promise<APIServiceCondition> {
-    const { namespace, name, port } = s.service!;
+    // kube's local AvailableConditionController: served here, always available (an APIService that
+    // stopped naming a Service loses the condition its service had).
+    if (!s.service) return { type: 'Available', status: 'True', lastTransitionTime: now(), reason: 'Local', message: 'Local APIServices are always available' };
+    const { namespace, name, port } = s.service;
     const unavailable = (reason: string, message: string, status = 'False'): APIServiceCondition => ({ type: 'Available', status, lastTransitionTime: now(), reason, message });
     let svc: KubeObject | undefined;
     try {
