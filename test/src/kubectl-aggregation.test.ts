@@ -4,8 +4,10 @@
  * as servers built on k8s.io/apiserver do) and the real kubectl: an APIService naming a Service
  * becomes Available once its server answers discovery, its group shows in discovery, requests
  * reach the server as the caller (request-header identity, never the caller's token), the
- * caller's authorization is checked first, and an APIService whose server is gone or whose
- * Service is missing is marked so, with kube's reasons and messages, and answers 503.
+ * caller's authorization is checked first, watches and upgrades go through, its OpenAPI reaches
+ * kubectl explain, and an APIService whose server is gone or whose Service is missing is marked so,
+ * with kube's reasons and messages, and answers 503. Windlass also trusts the front proxy itself
+ * (request-header authentication).
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -227,9 +229,12 @@ test('Windlass itself trusts the front proxy: its client certificate with identi
 test('the request-header flags name the headers Windlass reads and publishes', async () => {
   const other = await startWindlass(['--requestheader-username-headers=X-Proxy-User', '--requestheader-group-headers=X-Proxy-Group', '--requestheader-extra-headers-prefix=X-Proxy-Extra-']);
   try {
-    const data = await eventually(async () => (await kubectlAsync(other.kubeconfig, ['get', 'configmap', '-n', 'kube-system', 'extension-apiserver-authentication', '-o', 'json'])).code === 0, 20000)
-      ? (JSON.parse((await kubectlAsync(other.kubeconfig, ['get', 'configmap', '-n', 'kube-system', 'extension-apiserver-authentication', '-o', 'json'])).stdout) as AuthConfigMap).data
-      : {};
+    let data: Record<string, string> = {};
+    await eventually(async () => {
+      const r = await kubectlAsync(other.kubeconfig, ['get', 'configmap', '-n', 'kube-system', 'extension-apiserver-authentication', '-o', 'json']);
+      if (r.code === 0) data = (JSON.parse(r.stdout) as AuthConfigMap).data;
+      return r.code === 0;
+    }, 20000);
     expect([data['requestheader-username-headers'], data['requestheader-group-headers'], data['requestheader-extra-headers-prefix']]).toEqual(['["X-Proxy-User"]', '["X-Proxy-Group"]', '["X-Proxy-Extra-"]']);
     const pki = join(other.dataDir, 'pki');
     const body = await new Promise<any>((resolve, reject) => {
