@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { AUTHORIZATION_MODES, type Command, type CompactOptions, DEFAULT_SERVICE_ACCOUNT_ISSUER, ENDPOINT_RECONCILER_TYPES, type EndpointReconcilerTypeName, FlagError, PROGRAM, type ParsedCommand, type ServerOptions, advertiseAddress, defaultServerOptions, defaultWorkers, maxWorkers } from './options.js';
-import { applyFeatureGates, featureGatesUsage, formatDuration, nonEmpty, parseAuthorizationModes, parseBool, parseDuration, parseEtcdServers, parseIssuer, parseNonNegativeInt, parsePort, parsePortRange, parseServiceCIDR } from './flagvalues.js';
+import { applyFeatureGates, featureGatesUsage, formatDuration, nonEmpty, parseAuthorizationModes, parseBool, parseDuration, parseEtcdServers, parseIssuer, parseNonNegativeInt, parsePort, parsePortRange, parseServiceCIDR, parseStringList } from './flagvalues.js';
 
 export * from './options.js';
 
@@ -33,6 +33,18 @@ interface ParseState {
 }
 
 const defaults = defaultServerOptions();
+
+type RequestHeaderNamesField = 'requestHeaderUsernameHeaders' | 'requestHeaderUIDHeaders' | 'requestHeaderGroupHeaders' | 'requestHeaderExtraHeaderPrefixes';
+
+/** A --requestheader-*-headers flag: unset, kubeadm's name rather than kube's empty list. */
+function requestHeaderNames(name: string, field: RequestHeaderNamesField, usage: string, kubeadm: string): FlagSpec {
+  return {
+    name, type: 'strings', defaultText: `[${kubeadm}]`, usage: `${usage} Unlike kube-apiserver (none), kubeadm's name by default.`,
+    set(s, v) {
+      (s.options[field] ??= []).push(...parseStringList(v));
+    },
+  };
+}
 
 // Sorted by name, as pflag prints them.
 const FLAGS: FlagSpec[] = [
@@ -68,7 +80,7 @@ const FLAGS: FlagSpec[] = [
     type: 'strings',
     usage: 'Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. If unset, the values of --service-account-issuer are used.',
     set(s, v) {
-      s.options.apiAudiences.push(...v.split(',').map((a) => a.trim()).filter((a) => a !== ''));
+      s.options.apiAudiences.push(...parseStringList(v));
     },
   },
   {
@@ -335,15 +347,7 @@ const FLAGS: FlagSpec[] = [
     type: 'strings',
     usage: 'List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed. Published in the \'extension-apiserver-authentication\' configmap.',
     set(s, v) {
-      s.options.requestHeaderAllowedNames.push(...v.split(',').map((a) => a.trim()).filter((a) => a !== ''));
-    },
-  },
-  {
-    name: 'requestheader-extra-headers-prefix',
-    type: 'strings',
-    usage: 'List of request header prefixes to inspect. X-Remote-Extra- is suggested. (default [X-Remote-Extra-], kubeadm\'s)',
-    set(s, v) {
-      (s.options.requestHeaderExtraHeaderPrefixes ??= []).push(...v.split(',').map((a) => a.trim()).filter((a) => a !== ''));
+      s.options.requestHeaderAllowedNames.push(...parseStringList(v));
     },
   },
   {
@@ -354,30 +358,10 @@ const FLAGS: FlagSpec[] = [
       s.options.requestHeaderClientCAFile = nonEmpty(v);
     },
   },
-  {
-    name: 'requestheader-group-headers',
-    type: 'strings',
-    usage: 'List of request headers to inspect for groups. X-Remote-Group is suggested. (default [X-Remote-Group], kubeadm\'s)',
-    set(s, v) {
-      (s.options.requestHeaderGroupHeaders ??= []).push(...v.split(',').map((a) => a.trim()).filter((a) => a !== ''));
-    },
-  },
-  {
-    name: 'requestheader-uid-headers',
-    type: 'strings',
-    usage: 'List of request headers to inspect for UIDs. X-Remote-Uid is suggested. (default [X-Remote-Uid], kubeadm\'s)',
-    set(s, v) {
-      (s.options.requestHeaderUIDHeaders ??= []).push(...v.split(',').map((a) => a.trim()).filter((a) => a !== ''));
-    },
-  },
-  {
-    name: 'requestheader-username-headers',
-    type: 'strings',
-    usage: 'List of request headers to inspect for usernames. X-Remote-User is common. (default [X-Remote-User], kubeadm\'s)',
-    set(s, v) {
-      (s.options.requestHeaderUsernameHeaders ??= []).push(...v.split(',').map((a) => a.trim()).filter((a) => a !== ''));
-    },
-  },
+  requestHeaderNames('requestheader-extra-headers-prefix', 'requestHeaderExtraHeaderPrefixes', 'List of request header prefixes to inspect. X-Remote-Extra- is suggested.', 'X-Remote-Extra-'),
+  requestHeaderNames('requestheader-group-headers', 'requestHeaderGroupHeaders', 'List of request headers to inspect for groups. X-Remote-Group is suggested.', 'X-Remote-Group'),
+  requestHeaderNames('requestheader-uid-headers', 'requestHeaderUIDHeaders', 'List of request headers to inspect for UIDs. X-Remote-Uid is suggested.', 'X-Remote-Uid'),
+  requestHeaderNames('requestheader-username-headers', 'requestHeaderUsernameHeaders', 'List of request headers to inspect for usernames. X-Remote-User is common.', 'X-Remote-User'),
   {
     name: 'max-requests-inflight',
     type: 'int',

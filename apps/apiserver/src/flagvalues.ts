@@ -12,6 +12,11 @@ export function nonEmpty(value: string): string {
 }
 
 // Go's strconv.ParseBool, which pflag and kube's feature gates use.
+/** pflag's StringSlice: comma-separated values, each trimmed, empty ones dropped. */
+export function parseStringList(value: string): string[] {
+  return value.split(',').map((a) => a.trim()).filter((a) => a !== '');
+}
+
 export function parseBool(value: string): boolean {
   if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
   if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;

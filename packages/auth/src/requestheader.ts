@@ -70,8 +70,14 @@ export class RequestHeaderAuthenticator {
   /** Each connection's verdict on its certificate (it cannot change): true, why not, or null without one. */
   private readonly verified = new WeakMap<object, true | string | null>();
 
+  /** The identity headers, lower case, for clearing them. */
+  private readonly named: Set<string>;
+  private readonly prefixes: string[];
+
   constructor(private readonly c: RequestHeaderConfig) {
     this.cas = parseCertificates(c.clientCA);
+    this.named = new Set([...c.usernameHeaders, ...c.uidHeaders, ...c.groupHeaders].map((n) => n.toLowerCase()));
+    this.prefixes = c.extraHeaderPrefixes.map((p) => p.toLowerCase());
   }
 
   private verify(socket: object): true | string | null {
@@ -109,18 +115,15 @@ export class RequestHeaderAuthenticator {
     const groups: string[] = [];
     for (const n of this.c.groupHeaders) for (const value of req.headersDistinct[n.toLowerCase()] ?? []) if (value) groups.push(value);
     const extra: Record<string, string[]> = {};
-    for (const prefix of this.c.extraHeaderPrefixes) {
-      const p = prefix.toLowerCase();
+    for (const p of this.prefixes) {
       for (const [header, values] of Object.entries(req.headersDistinct)) {
         if (!header.startsWith(p) || !values) continue;
         (extra[unescapeKey(header.slice(p.length))] ??= []).push(...values);
       }
     }
-    // ClearAuthenticationHeaders: nothing after authentication sees them.
+    // ClearAuthenticationHeaders: nothing after authentication sees them (Node's names are lower case).
     for (const header of Object.keys(h)) {
-      const lower = header.toLowerCase();
-      const named = [...this.c.usernameHeaders, ...this.c.uidHeaders, ...this.c.groupHeaders].some((n) => n.toLowerCase() === lower);
-      if (named || this.c.extraHeaderPrefixes.some((p) => lower.startsWith(p.toLowerCase()))) delete h[header];
+      if (this.named.has(header) || this.prefixes.some((p) => header.startsWith(p))) delete h[header];
     }
     const user: UserInfo = { name, uid, groups };
     if (Object.keys(extra).length > 0) user.extra = extra;

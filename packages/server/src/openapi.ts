@@ -28,6 +28,7 @@ export interface CustomResourcesOpenAPI {
   readonly generation: number;
   definitions(): ResourceDefinition[];
 }
+import type { OpenAPIDocuments } from './aggregator/available.js';
 import { gziphandlerAcceptsGzip, parseAccept, serveContent, writeEmpty, type AcceptClause } from './servecontent.js';
 
 /** A document as kube-openapi caches it: its JSON bytes, their hash, and when they were built. */
@@ -138,8 +139,8 @@ function sortedIndex(index: { paths: Record<string, unknown> }): string {
   return JSON.stringify({ paths: Object.fromEntries(keys.map((k) => [k, index.paths[k]])) });
 }
 
-/** Aggregated API servers' OpenAPI v3 documents by `apis/<group>/<version>` (aggregator/available.ts). */
-export type RemoteOpenAPI = () => { generation: number; documents: Map<string, unknown>; v2: unknown[] };
+/** Aggregated API servers' OpenAPI documents (aggregator/available.ts). */
+export type RemoteOpenAPI = () => OpenAPIDocuments;
 
 export function openAPIRoutes(registry: APIRegistry, custom?: CustomResourcesOpenAPI, remote?: RemoteOpenAPI): (req: Request, res: Response, next: NextFunction) => void {
   const isCustom = (d: ResourceDefinition) => custom?.definitions().includes(d) === true;

@@ -15,7 +15,8 @@ let backend: TestWebhookServer;
 
 beforeAll(async () => {
   storage = await createStorage({ backend: 'embedded', path: ':memory:' });
-  t = await startTestServer({ storage });
+  // A short resync: the last check is found by it alone.
+  t = await startTestServer({ storage, aggregator: { resyncMs: 300 } });
   // EndpointSlices may not name loopback addresses: the server listens on the machine's own too.
   backend = await startWebhookServer(tls, '0.0.0.0');
   backend.handle('/apis/things.example.com/v1', () => ({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'things.example.com/v1', resources: [{ name: 'things', singularName: 'thing', namespaced: true, kind: 'Thing', verbs: ['list'] }] }));
@@ -88,4 +89,10 @@ test('a ClusterIP service is checked for its port, its EndpointSlices and a read
   current.spec = { group: 'port.example.com', version: 'v1', groupPriorityMinimum: 100, versionPriority: 10 };
   expect((await t.call('PUT', '/apis/apiregistration.k8s.io/v1/apiservices/v1.port.example.com', { body: current })).status).toBe(200);
   expect(await condition('v1.port.example.com', 'Local')).toMatchObject({ status: 'True', message: 'Local APIServices are always available' });
+
+  // A server that stops answering, with no object changed: the periodic check (kube's resync) finds it.
+  expect((await t.call('PUT', '/apis/discovery.k8s.io/v1/namespaces/aggr/endpointslices/api-1', { body: slice('https', true) })).status).toBe(200);
+  await condition('v1.things.example.com', 'Passed');
+  await backend.close();
+  expect((await condition('v1.things.example.com', 'FailedDiscoveryCheck')).message).toMatch(/^failing or missing response from https:\/\/[0-9.]+:\d+\/apis\/things\.example\.com\/v1: Get "https:\/\/[0-9.]+:\d+\/apis\/things\.example\.com\/v1": dial tcp [0-9.]+:\d+: connect: connection refused$/);
 });

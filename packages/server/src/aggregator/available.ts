@@ -20,7 +20,7 @@ import type { AdmissionLookup, KubeObject } from '../registry/types.js';
 import { semanticEqual } from '../registry/semanticequal.js';
 import { apiServiceInfo, conditionsOf, type APIServiceCondition, type APIServiceInfo } from './apiservice.js';
 import { backendRequest, hostPort, setAuthProxyHeaders, type ProxyClientCredentials } from './transport.js';
-import { StoreFollower } from '../controllers/follower.js';
+import { cachedObjects, StoreFollower } from '../controllers/follower.js';
 import { Counter, Gauge, type CounterSeries } from '../metrics/series.js';
 
 export interface RemoteDiscovery {
@@ -28,6 +28,15 @@ export interface RemoteDiscovery {
   resources: Record<string, unknown>[];
   /** The last check reached the backend (kube's Current; Stale otherwise). */
   fresh: boolean;
+}
+
+export interface OpenAPIDocuments {
+  /** Changes whenever a document does. */
+  generation: number;
+  /** OpenAPI v3 documents by `apis/<group>/<version>`. */
+  documents: Map<string, unknown>;
+  /** The servers' whole v2 documents. */
+  v2: unknown[];
 }
 
 export interface AvailabilityHost {
@@ -45,16 +54,6 @@ const attempts = 5;
 const checkTimeoutMs = 5000;
 const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 
-/** The objects of a store's watch cache, in key order. */
-function* cachedObjects(store: Store | undefined): Generator<KubeObject> {
-  const cacher = store?.cacher;
-  if (!store || !cacher) return;
-  for (const [key, v] of cacher.cache.tree.entries(store.resourcePrefix)) {
-    if (!key.startsWith(store.resourcePrefix)) break;
-    yield v.object;
-  }
-}
-
 /** The APIServices of the cache, decoded. */
 export function cachedAPIServices(store: Store | undefined): APIServiceInfo[] {
   return [...cachedObjects(store)].map(apiServiceInfo);
@@ -65,6 +64,7 @@ export class AvailableConditionController {
   private readonly openapi = new Map<string, { key: string; url: string; doc: unknown }>();
   private readonly openapiV2 = new Map<string, { etag?: string; doc: unknown }>();
   private openapiGeneration = 0;
+  private openapiSnapshot?: OpenAPIDocuments;
   private readonly follower: StoreFollower;
   /** kube's aggregator metrics, read by kubernetes-mixin's AggregatedAPIDown and AggregatedAPIErrors. */
   readonly unavailableGauge = new Gauge('aggregator_unavailable_apiservice', 'Gauge of APIServices which are marked as unavailable broken down by APIService name.', ['name']).aggregate('max');
@@ -317,12 +317,16 @@ export class AvailableConditionController {
   }
 
   /** Remote group versions' OpenAPI v3 documents by `apis/<group>/<version>`, their servers' v2 documents, and a number that changes with them. */
-  openAPIDocuments(): { generation: number; documents: Map<string, unknown>; v2: unknown[] } {
-    return {
-      generation: this.openapiGeneration,
-      documents: new Map([...this.openapi.values()].map((o) => [o.key, o.doc])),
-      v2: [...this.openapiV2.values()].map((o) => o.doc),
-    };
+  openAPIDocuments(): OpenAPIDocuments {
+    // Asked on every /openapi request: made again only when a document changed.
+    if (this.openapiSnapshot?.generation !== this.openapiGeneration) {
+      this.openapiSnapshot = {
+        generation: this.openapiGeneration,
+        documents: new Map([...this.openapi.values()].map((o) => [o.key, o.doc])),
+        v2: [...this.openapiV2.values()].map((o) => o.doc),
+      };
+    }
+    return this.openapiSnapshot;
   }
 }
 

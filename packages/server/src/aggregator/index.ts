@@ -10,7 +10,7 @@ import type { ServiceResolver } from '../admission/webhook/client.js';
 import { endpointServiceResolver } from '../admission/webhook/serviceresolver.js';
 import type { Store } from '../registry/store.js';
 import type { AdmissionLookup, UserInfo } from '../registry/types.js';
-import { apiServiceInfo, type APIServiceInfo } from './apiservice.js';
+import { apiServiceInfo, sortedByGroupAndVersion, type APIServiceInfo } from './apiservice.js';
 import { AvailableConditionController, cachedAPIServices } from './available.js';
 import { mergedGroupOrder, remoteAPIGroup, remoteGroupDiscovery } from './discovery.js';
 import { proxyToAPIService } from './proxy.js';
@@ -80,7 +80,7 @@ export class Aggregator {
 
   /** /apis/<group> of a group only remote APIServices serve. */
   remoteGroup(group: string): Record<string, unknown> | undefined {
-    const remote = mergedGroupOrder(cachedAPIServices(this.apiServices()), []).find((g) => typeof g !== 'string' && g.name === group);
-    return remote && typeof remote !== 'string' ? { kind: 'APIGroup', apiVersion: 'v1', ...remoteAPIGroup(remote) } : undefined;
+    const [versions] = sortedByGroupAndVersion(cachedAPIServices(this.apiServices()).filter((s) => s.group === group && s.service));
+    return versions ? { kind: 'APIGroup', apiVersion: 'v1', ...remoteAPIGroup({ name: group, versions }) } : undefined;
   }
 }

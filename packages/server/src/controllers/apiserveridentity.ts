@@ -8,6 +8,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname as osHostname } from 'node:os';
+import { cachedObjects } from './follower.js';
 import type { Store } from '../registry/store.js';
 import type { KubeObject } from '../registry/types.js';
 
@@ -216,9 +217,7 @@ export class APIServerIdentity {
     const prefix = this.o.leases.objectKey(leaseNamespace, '');
     const candidates: string[] = [];
     if (cacher?.live) {
-      for (const [key, v] of cacher.cache.tree.entries(prefix)) {
-        if (!key.startsWith(prefix)) break;
-        const lease = v.object as Lease;
+      for (const lease of cachedObjects(this.o.leases, prefix) as Generator<Lease>) {
         if (lease.metadata.labels?.[identityLeaseLabel] === component && this.expired(lease)) candidates.push(lease.metadata.name!);
       }
     }

@@ -12,7 +12,7 @@
  * APIServices without the label (those users create, for aggregated servers behind a Service)
  * are never touched; the aggregation layer (aggregator/) serves those.
  */
-import { StoreFollower } from './follower.js';
+import { cachedObjects, StoreFollower } from './follower.js';
 import type { Store } from '../registry/store.js';
 import type { KubeObject } from '../registry/types.js';
 import { semanticEqual } from '../registry/semanticequal.js';
@@ -150,14 +150,7 @@ export class APIServiceAutoRegistration {
   }
 
   private all(store: Store | undefined): KubeObject[] {
-    const cacher = store?.cacher;
-    if (!store || !cacher) return [];
-    const out: KubeObject[] = [];
-    for (const [key, v] of cacher.cache.tree.entries(store.resourcePrefix)) {
-      if (!key.startsWith(store.resourcePrefix)) break;
-      out.push(v.object);
-    }
-    return out;
+    return [...cachedObjects(store)];
   }
 
   /** kube's crdregistration handleVersionUpdate over every CRD: each served version of each group, once. */

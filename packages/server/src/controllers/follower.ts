@@ -8,6 +8,7 @@ import type { CachedObject } from '../cacher/cachedobject.js';
 import type { CacheEventType } from '../cacher/watchcache.js';
 import type { CacheWatcher } from '../cacher/cachewatcher.js';
 import type { Store } from '../registry/store.js';
+import type { KubeObject } from '../registry/types.js';
 
 export interface FollowOptions {
   event?: (store: Store, type: CacheEventType, o: CachedObject) => void;
@@ -19,6 +20,16 @@ export interface FollowOptions {
 }
 
 const noBytes = Buffer.alloc(0);
+
+/** The objects of a store's watch cache under `prefix` (default: all of the store's), in key order. */
+export function* cachedObjects(store: Store | undefined, prefix = store?.resourcePrefix ?? ''): Generator<KubeObject> {
+  const cacher = store?.cacher;
+  if (!cacher) return;
+  for (const [key, v] of cacher.cache.tree.entries(prefix)) {
+    if (!key.startsWith(prefix)) break;
+    yield v.object;
+  }
+}
 
 export class StoreFollower {
   private readonly watchers = new Map<Store, CacheWatcher | null>();

@@ -13,7 +13,7 @@
  * Because every replica follows the same CRDs, a CRD created through one is served by all.
  */
 import { failure, type StatusError } from '@windlass/machinery';
-import { StoreFollower } from '../controllers/follower.js';
+import { cachedObjects, StoreFollower } from '../controllers/follower.js';
 import type { Store } from '../registry/store.js';
 import type { KubeObject, ResourceDefinition } from '../registry/types.js';
 import { parseListOptions } from '../registry/listoptions.js';
@@ -100,14 +100,7 @@ export class CRDController {
   }
 
   private allCached(): CRD[] {
-    const c = this.crds.cacher;
-    if (!c) return [];
-    const out: CRD[] = [];
-    for (const [key, v] of c.cache.tree.entries(this.crds.resourcePrefix)) {
-      if (!key.startsWith(this.crds.resourcePrefix)) break;
-      out.push(v.object as CRD);
-    }
-    return out;
+    return [...cachedObjects(this.crds)] as CRD[];
   }
 
   private async sync(name: string): Promise<void> {
