@@ -104,7 +104,11 @@ describe('deploy/Dockerfile', () => {
     for (const c of runtimeCopies) expect(existsSync(join(root, c.repoPath)) ? c.repoPath : `missing after build: ${c.repoPath}`).toBe(c.repoPath);
     const copied = new Set(runtimeCopies.map((c) => c.repoPath));
     for (const pkg of workspaceClosure()) {
-      for (const part of ['package.json', 'dist', 'node_modules']) expect(copied.has(`${pkg}/${part}`) ? pkg : `${pkg}/${part} not copied`).toBe(pkg);
+      // A package without production dependencies has no node_modules in the image's install.
+      const hasDependencies = Object.keys(JSON.parse(read(`${pkg}/package.json`)).dependencies ?? {}).length > 0;
+      for (const part of ['package.json', 'dist', ...(hasDependencies ? ['node_modules'] : [])]) expect(copied.has(`${pkg}/${part}`) ? pkg : `${pkg}/${part} not copied`).toBe(pkg);
+      // A native addon (binding.gyp) is built into build/Release, which the image needs too.
+      if (existsSync(join(root, pkg, 'binding.gyp'))) expect(runtimeCopies.some((c) => c.repoPath.startsWith(`${pkg}/build/Release/`)) ? pkg : `${pkg}/build/Release not copied`).toBe(pkg);
     }
     const entrypoint = JSON.parse(runtime.instructions.find((i) => i.op === 'ENTRYPOINT')!.args) as string[];
     expect(entrypoint[0]).toBe('node');
@@ -125,7 +129,7 @@ describe('deploy/Dockerfile', () => {
       const src = join(dir, 'src');
       for (const i of build.instructions.filter((x) => x.op === 'COPY')) {
         const parts = i.args.split(/\s+/);
-        for (const p of parts.slice(0, -1)) if (!['apps', 'packages', 'scripts'].includes(p)) cpSync(join(root, p), join(src, p), { recursive: true });
+        for (const p of parts.slice(0, -1)) if (!['apps', 'packages', 'scripts'].includes(p)) cpSync(join(root, p), join(src, p), { recursive: true, filter: (f) => !/\/node_modules(\/|$)/.test(f) });
       }
       for (const pkg of workspaceClosure()) {
         for (const part of ['bin', 'dist']) if (existsSync(join(root, pkg, part))) cpSync(join(root, pkg, part), join(src, pkg, part), { recursive: true });
@@ -169,6 +173,9 @@ describe('deploy/Dockerfile', () => {
           }).on('error', reject);
         });
         expect(ready).toBe('200 ok');
+        // The memory addon loads from the image's layout (the server would run without it, silently).
+        const addon = spawnSync(process.execPath, ['-e', "process.exit(require('@windlass/memory').memoryReleaseAvailable() ? 0 : 1)"], { cwd: join(app, 'apps', 'apiserver'), encoding: 'utf8' });
+        expect(addon.status === 0 ? 'loads' : `status ${addon.status}: ${addon.stderr}`).toBe('loads');
       } finally {
         server.kill('SIGTERM');
         await exited;

@@ -11,7 +11,7 @@
  * Beside it, dist/bundle/inputs.json lists what was bundled: the binary falls back to
  * dist/main.js when any of it is newer than the bundle (a package rebuilt on its own) or gone.
  * Packages that find files beside their own code stay outside, loaded from node_modules as
- * usual: better-sqlite3 (its native addon). The bundle must hold no __dirname or
+ * usual: better-sqlite3 and @windlass/memory (their native addons). The bundle must hold no __dirname or
  * __filename: checked below. Last, a warm-up start writes the code cache
  * (dist/bundle/main.cjs.cache), so that the first start after a build is fast too.
  */
@@ -34,7 +34,7 @@ const result = await build({
   platform: 'node',
   format: 'cjs',
   target: 'node20',
-  external: ['better-sqlite3'],
+  external: ['better-sqlite3', '@windlass/memory'],
   metafile: true,
   legalComments: 'none',
   logLevel: 'warning',

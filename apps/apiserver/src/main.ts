@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** The `windlass` binary: `windlass start [flags]` serves the Kubernetes API; `windlass compact` asks a running one to compact its store. */
 import cluster from 'node:cluster';
+import { startMemoryRelease } from '@windlass/memory';
 import { serverVersion } from '@windlass/server';
 import { FlagError, parseFlags, usage, type ServerOptions } from './flags.js';
 import { runCompact } from './compact.js';
@@ -19,6 +20,7 @@ async function start(o: ServerOptions): Promise<void> {
   const server = newAPIServer(o, storage, creds);
   const port = await server.listen(o.securePort, o.bindAddress);
   await announce(o, port, creds);
+  startMemoryRelease();
   exitOnSignals(() => ({ server, storage }), o.shutdownDelayDurationMs);
 }
 

@@ -5,6 +5,7 @@
  * rather than have N processes read (and warn about) the same files.
  */
 import cluster from 'node:cluster';
+import { startMemoryRelease } from '@windlass/memory';
 import type { TokenEntry } from '@windlass/auth';
 import type { APIServer, MetricsJSON } from '@windlass/server';
 import type { Storage } from '@windlass/storage';
@@ -113,6 +114,7 @@ export async function runWorker(o: ServerOptions): Promise<void> {
   storage = await openStorageOrExit(o);
   server = newAPIServer(o, storage, config, gatherMetrics);
   const port = await server.listen(config.port, o.bindAddress);
+  startMemoryRelease();
   const ready: ListeningMessage = { windlass: 'listening', port };
   cluster.worker!.send(ready);
 }
