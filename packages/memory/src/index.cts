@@ -54,21 +54,22 @@ export interface MemoryReleaseOptions {
   idleCpuShare?: number;
   /** Collect when idle and RSS has grown by this much since the lowest RSS after a collection. */
   minGrowthBytes?: number;
-  /** Trim when the allocator's free chunks have moved by this much since the last trim. */
+  /** Trim when idle and the allocator's free chunks have moved by this much since the last trim. */
   minFreeChangeBytes?: number;
 }
 
 /**
- * Every intervalMs, two checks, cheapest first:
- * - idle (CPU below idleCpuShare of a core over the interval) and RSS grown by minGrowthBytes
- *   since the last collection: collect garbage, then trim. Only when idle, because the
- *   collection stops the event loop (58 ms at 10k cached objects, measured), and a busy
- *   process's garbage is collected by its own allocations anyway;
- * - otherwise, the allocator's free chunks moved by minFreeChangeBytes since the last trim: trim
- *   (1–9 ms at ~200 MB of arenas, measured). A trim keeps free chunks free (only their pages go
- *   back), so the figure stays high after one: comparing with it, not with zero, keeps a steady
- *   process from walking its arenas every interval.
- * The timer does not keep the process alive. Returns the stop function.
+ * Every intervalMs, when the process has been idle over the interval (CPU below idleCpuShare
+ * of a core):
+ * - if RSS grew by minGrowthBytes since the last collection: collect garbage, then trim;
+ * - otherwise, if the allocator's free chunks moved by minFreeChangeBytes since the last trim:
+ *   trim. A trim keeps free chunks free (only their pages go back), so the figure stays high
+ *   after one: comparing with it, not with zero, keeps an idle process from walking its arenas
+ *   every interval.
+ * Nothing while busy: the collection stops the event loop for tens of ms (58 ms at 10k cached
+ * objects, measured) and a trim for up to ~9 ms at ~200 MB of arenas, which a busy server's
+ * latency would carry, while the memory given back would be taken again at once. The timer does
+ * not keep the process alive. Returns the stop function.
  */
 export function startMemoryRelease(o: MemoryReleaseOptions = {}): () => void {
   const intervalMs = o.intervalMs ?? 10_000;
@@ -81,18 +82,19 @@ export function startMemoryRelease(o: MemoryReleaseOptions = {}): () => void {
   let freeAfterTrim = allocatorFreeBytes() ?? 0;
   const timer = setInterval(() => {
     const used = process.cpuUsage(cpu);
-    const busyMs = (used.user + used.system) / 1000;
+    cpu = process.cpuUsage();
     const rss = process.memoryUsage.rss();
     lowRss = Math.min(lowRss, rss);
-    if (busyMs <= intervalMs * idleCpuShare && rss - lowRss >= minGrowth) {
+    if ((used.user + used.system) / 1000 > intervalMs * idleCpuShare) return;
+    if (rss - lowRss >= minGrowth) {
       collectGarbage();
       trimAllocator();
       lowRss = process.memoryUsage.rss();
-      freeAfterTrim = allocatorFreeBytes() ?? 0;
     } else if (Math.abs((allocatorFreeBytes() ?? 0) - freeAfterTrim) >= minFreeChange) {
       trimAllocator();
-      freeAfterTrim = allocatorFreeBytes() ?? 0;
-    }
+    } else return;
+    freeAfterTrim = allocatorFreeBytes() ?? 0;
+    // This tick's own work is not the next interval's activity.
     cpu = process.cpuUsage();
   }, intervalMs);
   timer.unref();

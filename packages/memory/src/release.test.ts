@@ -2,7 +2,8 @@
  * The addon against the real allocator and the real V8, each case in a child process of its
  * own (a clean heap; --expose-gc where the test frees Buffers itself). Many Buffers freed
  * around a few that stay alive leave glibc's arenas full of free pages it keeps; garbage a
- * burst leaves behind stays in V8's heap until something collects it.
+ * burst leaves behind stays in V8's heap until something collects it. Both are given back only
+ * once the process is idle.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -84,5 +85,27 @@ describe('@windlass/memory', () => {
     `);
     expect((r.before as number) - (r.after as number)).toBeGreaterThan(40 * MB);
     expect((r.again as number) - (r.later as number)).toBeLessThan(10 * MB);
+  });
+
+  test('startMemoryRelease leaves a busy process alone, and releases once it goes idle', () => {
+    const r = child(`
+      const stop = m.startMemoryRelease({ intervalMs: 100, idleCpuShare: 0.2, minGrowthBytes: 16 * 1024 * 1024 });
+      burst();
+      const before = rss();
+      // Busy: 20 ms of CPU at a time, yielding to the event loop (so the timer runs) in between.
+      const until = Date.now() + 600;
+      while (Date.now() < until) {
+        const t = Date.now() + 20;
+        while (Date.now() < t);
+        await new Promise((res) => setImmediate(res));
+      }
+      const busy = rss();
+      await new Promise((res) => setTimeout(res, 600));
+      const idle = rss();
+      stop();
+      return { before, busy, idle };
+    `);
+    expect((r.before as number) - (r.busy as number)).toBeLessThan(10 * MB);
+    expect((r.before as number) - (r.idle as number)).toBeGreaterThan(40 * MB);
   });
 });
