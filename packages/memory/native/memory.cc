@@ -4,7 +4,7 @@
 //   mallinfo2 says how much is free, so the caller trims only when that moved;
 // - V8 collects only when allocation asks it to, so garbage from a burst that ends (and the
 //   Buffers it holds) can stay until the next burst; a memory-pressure notification collects
-//   it and shrinks the heap at once. Node's own `gc()` needs --expose-gc and does not shrink.
+//   it and shrinks the heap at once, where Node's own `gc()` would need --expose-gc.
 // The V8 API (not N-API) for the latter: the addon is compiled where it is installed, against
 // the Node that runs it.
 #include <node.h>

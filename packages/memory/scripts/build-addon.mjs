@@ -16,7 +16,7 @@ if (process.argv.includes('--if-missing') && existsSync(join(pkg, 'build/Release
 const nodeGyp = createRequire(join(pkg, 'package.json')).resolve('node-gyp/bin/node-gyp.js');
 const args = [nodeGyp, 'rebuild', '--release'];
 const own = join(dirname(process.execPath), '..');
-const nodedir = process.env.npm_config_nodedir || (existsSync(join(own, 'include/node/node_api.h')) ? own : undefined);
+const nodedir = process.env.npm_config_nodedir || (existsSync(join(own, 'include/node/node.h')) ? own : undefined);
 if (nodedir) args.push(`--nodedir=${nodedir}`);
 // Its progress goes to stderr too: shown only when it fails.
 const r = spawnSync(process.execPath, args, { cwd: pkg, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });

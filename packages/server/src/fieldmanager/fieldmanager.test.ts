@@ -134,6 +134,27 @@ test('conflicts with several Update managers are listed under each, with its api
   );
 });
 
+test('an atomic struct the server defaulted conflicts when applied without the default, as kube, which does not default the applied configuration before comparing', async () => {
+  // kubectl's client-side apply, then \`kubectl apply --server-side\` of the same manifest: ObjectFieldSelector
+  // is +structType=atomic, and the stored fieldRef has apiVersion defaulted to v1.
+  const withEnv = (fieldRef: Record<string, string>) => {
+    const d = deployment('fieldref');
+    d.spec.template.spec.containers[0] = { ...d.spec.template.spec.containers[0], env: [{ name: 'IP', valueFrom: { fieldRef } }] } as never;
+    return d;
+  };
+  const created = await t.call('POST', deployments, { body: withEnv({ fieldPath: 'status.podIP' }), headers: { 'user-agent': 'kubectl-client-side-apply/v1.35.0' } });
+  expect(created.status).toBe(201);
+  const conflict = await apply(`${deployments}/fieldref`, withEnv({ fieldPath: 'status.podIP' }), 'fieldManager=kubectl');
+  expect(conflict.status).toBe(409);
+  expect((conflict.body as { message: string }).message).toBe(
+    'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using apps/v1: .spec.template.spec.containers[name="nginx"].env[name="IP"].valueFrom.fieldRef',
+  );
+  // The same struct as stored, default included: the two managers share it.
+  const shared = await apply(`${deployments}/fieldref`, withEnv({ apiVersion: 'v1', fieldPath: 'status.podIP' }), 'fieldManager=kubectl');
+  expect(shared.status).toBe(200);
+  expect(entries(shared.body).map((e) => e.manager).sort()).toEqual(['kubectl', 'kubectl-client-side-apply']);
+});
+
 test('apply refuses bodies kube refuses, with its messages', async () => {
   const path = `${configmaps}/x`;
   expect((await apply(path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'y' } }, 'fieldManager=m')).body).toMatchObject({ code: 400, message: 'the name of the object (y) does not match the name on the URL (x)' });
