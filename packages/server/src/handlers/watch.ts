@@ -13,6 +13,7 @@ import { watchContentType } from '../negotiation.js';
 import { cborMediaType, cborReady, encodeCBOREvent } from '../cbor.js';
 import type { RequestScope } from './scope.js';
 import { OrderedWrites } from './orderedwrites.js';
+import { writeChunk } from './chunkedwrite.js';
 import { toStatusError } from '../respond.js';
 
 /** kube's default: a random duration between the minimum request timeout and twice it. */
@@ -56,14 +57,14 @@ export async function watchResource(s: RequestScope): Promise<void> {
   };
   const writeNow = (bytes: Buffer) => {
     if (ended) return;
-    res.write(bytes);
+    writeChunk(res, bytes);
     hooks?.events.sent(bytes.length);
   };
   // A version served by a conversion webhook: its events wait for their conversions, in order.
   // Other watches write straight through (this is the fan-out's per-watcher path).
   const ordered = s.store.convertsByWebhook ? new OrderedWrites(writeNow, (err) => {
     if (ended) return;
-    res.write(line('ERROR', toStatusError(err).status));
+    writeChunk(res, line('ERROR', toStatusError(err).status));
     finish();
   }) : undefined;
   const encode = (type: string, stored: CachedObject): Buffer => {
