@@ -68,7 +68,8 @@ test('a ClusterIP service is checked for its port, its EndpointSlices and a read
   expect(await condition('v1.things.example.com', 'Passed')).toMatchObject({ status: 'True', message: 'all checks passed' });
   expect(backend.received.get('/apis/things.example.com/v1')?.length).toBeGreaterThan(0);
 
-  const metric = async (line: string) => (await t.call('GET', '/metrics')).text.split('\n').includes(line);
+  // The metrics follow the status write once it returns, which can be a moment after a GET sees it.
+  const metric = (line: string) => until(async () => ((await t.call('GET', '/metrics')).text.split('\n').includes(line) ? true : undefined), 5000).catch(() => false);
   expect(await metric('aggregator_unavailable_apiservice{name="v1.things.example.com"} 0')).toBe(true);
   expect(await metric('aggregator_unavailable_apiservice{name="v1.port.example.com"} 1')).toBe(true);
 
