@@ -101,7 +101,7 @@ class RawConnection {
 const events = (body: Buffer) => body.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
 
 describe('chunkFrame', () => {
-  it('frames a payload as one chunk and reuses the framing for the same payload', () => {
+  it('frames a payload as one chunk and reuses the framing for the same payload within one turn', async () => {
     const a = Buffer.from('x'.repeat(300));
     const framed = chunkFrame(a);
     expect(framed.toString('latin1')).toBe(`12c\r\n${'x'.repeat(300)}\r\n`);
@@ -112,6 +112,12 @@ describe('chunkFrame', () => {
     const c = Buffer.from('x'.repeat(300));
     expect(chunkFrame(c)).not.toBe(framed);
     expect(chunkFrame(c).equals(framed)).toBe(true);
+    // Dropped once the synchronous fan-out is over: nothing keeps the last event alive.
+    const d = Buffer.from('y'.repeat(50));
+    const framedD = chunkFrame(d);
+    expect(chunkFrame(d)).toBe(framedD);
+    await Promise.resolve();
+    expect(chunkFrame(d)).not.toBe(framedD);
   });
 });
 

@@ -21,6 +21,12 @@ const crlf = Buffer.from('\r\n', 'latin1');
 
 let memoPayload: Buffer | undefined;
 let memoFramed: Buffer | undefined;
+// One event's watchers are written in one synchronous loop: the memo is dropped after it, so a
+// large object's event is not kept alive until the next event.
+const forget = () => {
+  memoPayload = undefined;
+  memoFramed = undefined;
+};
 
 /** `payload` as one chunk of a chunked body: size in hex, CRLF, the bytes, CRLF. */
 export function chunkFrame(payload: Buffer): Buffer {
@@ -30,6 +36,7 @@ export function chunkFrame(payload: Buffer): Buffer {
   framed.write(head, 0, 'latin1');
   payload.copy(framed, head.length);
   crlf.copy(framed, head.length + payload.length);
+  if (memoPayload === undefined) queueMicrotask(forget);
   memoPayload = payload;
   memoFramed = framed;
   return framed;
