@@ -62,6 +62,11 @@ export const config = {
   etcdClients: list('BENCH_ETCD_CLIENTS', '1,16,64', '16').map(Number),
   /** Raw results; default bench/results/lean-<time>.json. */
   outFile: env.BENCH_OUT,
+  /**
+   * Passes over the selected sections. With more than one, each target's ratio is computed per
+   * pass and the median decides (this machine's throughput varies ±30 % between identical runs).
+   */
+  repeat: Math.max(1, Math.floor(num('BENCH_REPEAT', 1, 1))),
   profile: env.BENCH_PROFILE === '1',
   profileDir: env.BENCH_PROFILE_DIR,
   profileTop: num('BENCH_PROFILE_TOP', 25, 25),

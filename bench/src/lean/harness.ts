@@ -33,6 +33,8 @@ export interface Row {
   errors: number;
   firstError?: string;
   extra?: Record<string, unknown>;
+  /** Which pass of BENCH_REPEAT measured it (1-based). */
+  pass?: number;
 }
 
 export type RowBase = Pick<Row, 'section' | 'backend' | 'server' | 'op' | 'clients' | 'client'> & Partial<Pick<Row, 'workers' | 'extra'>>;

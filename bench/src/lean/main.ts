@@ -63,16 +63,20 @@ export async function runLean(): Promise<string> {
     `Server: ${config.serverRoot} at ${commitOf(config.serverRoot)}; --workers flag: ${supportsWorkers(config.serverRoot) ? 'yes (passed explicitly)' : 'no'}`,
     config.baselineRoot ? `Baseline: ${config.baselineRoot} at ${commitOf(config.baselineRoot)}` : 'Baseline: none (set BENCH_BASELINE_ROOT for the rows compared with today\'s main)',
     `wrk: ${wrkVersion()}; GET client(s): ${getClients().join(', ')}; backends: ${config.backends.join(', ')}; sections: ${[...config.sections].join(', ')}`,
-    `Windows: ${config.durationMs / 1000} s after ${config.warmupMs / 1000} s warm-up; ConfigMap ${config.objectBytes} bytes as sent${config.quick ? '; BENCH_QUICK=1 (smoke sizes)' : ''}${config.profile ? '; BENCH_PROFILE=1 (servers profiled: figures carry the profiler\'s overhead)' : ''}`,
+    `Windows: ${config.durationMs / 1000} s after ${config.warmupMs / 1000} s warm-up; ConfigMap ${config.objectBytes} bytes as sent${config.repeat > 1 ? `; ${config.repeat} passes (BENCH_REPEAT), a target's verdict from the median of its per-pass ratios` : ''}${config.quick ? '; BENCH_QUICK=1 (smoke sizes)' : ''}${config.profile ? '; BENCH_PROFILE=1 (servers profiled: figures carry the profiler\'s overhead)' : ''}`,
   ];
   for (const l of header) log(l);
 
   let jsonBytes: number | undefined;
-  await section(ctx, 'floors', async () => (jsonBytes = (await runFloors(ctx))?.jsonBytes));
-  for (const backend of config.backends) {
-    await section(ctx, `${backend}: requests`, () => runRequestSections(ctx, backend));
-    await section(ctx, `${backend}: list/memory`, () => runBulkSections(ctx, backend));
-    await section(ctx, `${backend}: fan-out`, () => runFanoutSection(ctx, backend));
+  for (let pass = 1; pass <= config.repeat; pass++) {
+    if (config.repeat > 1) log(`pass ${pass} of ${config.repeat}`);
+    await section(ctx, 'floors', async () => (jsonBytes = (await runFloors(ctx))?.jsonBytes));
+    for (const backend of config.backends) {
+      await section(ctx, `${backend}: requests`, () => runRequestSections(ctx, backend));
+      await section(ctx, `${backend}: list/memory`, () => runBulkSections(ctx, backend));
+      await section(ctx, `${backend}: fan-out`, () => runFanoutSection(ctx, backend));
+    }
+    for (const r of ctx.rows) r.pass ??= pass;
   }
 
   const seconds = (performance.now() - started) / 1000;
