@@ -45,8 +45,9 @@ export function chunkFrame(payload: Buffer): Buffer {
 /** Writes one chunk of a streamed response; false when the client is not keeping up. */
 export function writeChunk(res: ServerResponse, payload: Buffer): boolean {
   const socket = res.socket as (ServerResponse['socket'] & { _httpMessage?: unknown }) | null;
+  // An empty chunk would read as the body's end: res.write leaves it out.
   if (
-    socket !== null && res.headersSent && res.chunkedEncoding && !res.writableEnded &&
+    payload.length > 0 && socket !== null && res.headersSent && res.chunkedEncoding && !res.writableEnded &&
     socket._httpMessage === res && socket.writable && res.writableLength === socket.writableLength
   ) {
     return socket.write(chunkFrame(payload));
