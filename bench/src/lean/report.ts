@@ -98,8 +98,10 @@ function ratios(rows: Row[]): Ratio[] {
       const sc = `${backend}, ${client}`;
       add('server CPU per GET ÷ bare CPU per GET', sc, get.cpuPerOp / bare.cpuPerOp, `${ms(get.cpuPerOp)} / ${ms(bare.cpuPerOp)} ms`, '≤ 3', get.cpuPerOp / bare.cpuPerOp <= 3);
       add('GET throughput ÷ bare', sc, get.opsPerSec / bare.opsPerSec, `${f(get.opsPerSec)} / ${f(bare.opsPerSec)} /s`, '≥ 0.3', get.opsPerSec / bare.opsPerSec >= 0.3);
+      // A ratio to the limit rather than the p99 itself: the limit moves with the bare p99, so
+      // only the ratio compares between passes.
       const limit = 2 * bare.p99 + 1;
-      add('GET p99 vs 2 × bare p99 + 1 ms', sc, get.p99, `p99 ${ms(get.p99)} ms, bare ${ms(bare.p99)} ms`, `≤ ${ms(limit)} ms`, get.p99 <= limit);
+      add('GET p99 ÷ (2 × bare p99 + 1 ms)', sc, get.p99 / limit, `p99 ${ms(get.p99)} ms, bare ${ms(bare.p99)} ms, limit ${ms(limit)} ms`, '≤ 1', get.p99 <= limit);
     }
     const create16 = find(rows, { section: 'create', backend, server: 'windlass', clients: c16, workers: 1 });
     const post = find(rows, { section: 'bare', op: 'post' });
