@@ -98,6 +98,13 @@ class RawConnection {
   }
 }
 
+/** Creates a namespace; its resourceVersion, to watch from. */
+async function namespace(name: string): Promise<string> {
+  const res = await t.call('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
+  expect(res.status).toBe(201);
+  return res.body.metadata.resourceVersion;
+}
+
 const events = (body: Buffer) => body.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
 
 describe('chunkFrame', () => {
@@ -124,13 +131,14 @@ describe('chunkFrame', () => {
 describe('watch responses written chunk by chunk to the socket', () => {
   it('many watchers each get every event as one well-formed chunk, then the last chunk, and the connection serves the next request', async () => {
     const ns = 'chunked-many';
-    expect((await t.call('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } })).status).toBe(201);
+    const from = await namespace(ns);
     const conns = Array.from({ length: 30 }, () => new RawConnection());
     const replies = conns.map((c) => {
-      c.send(`GET /api/v1/namespaces/${ns}/configmaps?watch=1&timeoutSeconds=2 HTTP/1.1\r\nHost: x\r\n\r\n`);
+      c.send(`GET /api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${from}&timeoutSeconds=3 HTTP/1.1\r\nHost: x\r\n\r\n`);
       return c.response();
     });
-    // Every watch is registered once a write made after it shows up; then the real events.
+    // From the namespace's revision, so no event is missed however late a watch starts; the pause
+    // lets them start first, so the events take the live path rather than the replay.
     const names = ['a', 'b', 'c', 'd', 'e'];
     await new Promise((r) => setTimeout(r, 200));
     for (const n of names) expect((await t.call('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: cm(n) })).status).toBe(201);
@@ -154,10 +162,10 @@ describe('watch responses written chunk by chunk to the socket', () => {
 
   it('initial events written before the headers and events after them share one well-formed body', async () => {
     const ns = 'chunked-initial';
-    expect((await t.call('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } })).status).toBe(201);
+    await namespace(ns);
     for (const n of ['p', 'q']) expect((await t.call('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: cm(n) })).status).toBe(201);
     const c = new RawConnection();
-    c.send(`GET /api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=0&timeoutSeconds=1 HTTP/1.1\r\nHost: x\r\n\r\n`);
+    c.send(`GET /api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=0&timeoutSeconds=2 HTTP/1.1\r\nHost: x\r\n\r\n`);
     const reply = c.response();
     await new Promise((r) => setTimeout(r, 200));
     expect((await t.call('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: cm('r') })).status).toBe(201);
@@ -168,9 +176,9 @@ describe('watch responses written chunk by chunk to the socket', () => {
 
   it('an HTTP/1.0 watch (no chunked encoding) gets the plain event lines and a closed connection', async () => {
     const ns = 'chunked-http10';
-    expect((await t.call('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } })).status).toBe(201);
+    const from = await namespace(ns);
     const c = new RawConnection();
-    c.send(`GET /api/v1/namespaces/${ns}/configmaps?watch=1&timeoutSeconds=1 HTTP/1.0\r\nHost: x\r\n\r\n`);
+    c.send(`GET /api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${from}&timeoutSeconds=2 HTTP/1.0\r\nHost: x\r\n\r\n`);
     const reply = c.response();
     await new Promise((r) => setTimeout(r, 200));
     expect((await t.call('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: cm('s') })).status).toBe(201);
