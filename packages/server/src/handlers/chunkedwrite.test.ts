@@ -6,7 +6,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import { EmbeddedStorage } from '@windlass/storage';
-import { startTestServer, type TestServer } from '../testing/client.js';
+import { openWatch, startTestServer, type TestServer } from '../testing/client.js';
 import { chunkFrame } from './chunkedwrite.js';
 
 let t: TestServer;
@@ -26,8 +26,8 @@ class RawConnection {
   private wake?: () => void;
   private readonly socket: Socket;
 
-  constructor() {
-    this.socket = connect(port, '127.0.0.1');
+  constructor(to = port) {
+    this.socket = connect(to, '127.0.0.1');
     this.socket.on('data', (d: Buffer) => { this.buf = Buffer.concat([this.buf, d]); this.wake?.(); });
     this.socket.on('close', () => { this.closed = true; this.wake?.(); });
   }
@@ -91,6 +91,15 @@ class RawConnection {
       this.buf = Buffer.alloc(0);
     }
     return { status, headers, chunks, body: Buffer.concat(chunks) };
+  }
+
+  /** Stops reading from the kernel: the server's writes back up behind it. */
+  pause(): void {
+    this.socket.pause();
+  }
+
+  resume(): void {
+    this.socket.resume();
   }
 
   close(): void {
@@ -186,4 +195,43 @@ describe('watch responses written chunk by chunk to the socket', () => {
     expect(headers.get('transfer-encoding')).toBeUndefined();
     expect(events(body).map((e) => `${e.type}/${e.object.metadata.name}`)).toEqual(['ADDED/s']);
   });
+
+  it('a watcher that stops reading is closed with a well-formed end while another gets every event', async () => {
+    // The slow-reader limit counts what the socket holds: direct writes land there, not in the response.
+    const small = await startTestServer({ storage: new EmbeddedStorage({ path: ':memory:' }), cacher: { maxWatcherBufferedBytes: 256 * 1024 } });
+    try {
+      const ns = 'chunked-slow';
+      const res = await small.call('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+      expect(res.status).toBe(201);
+      const from = res.body.metadata.resourceVersion;
+      const path = `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${from}`;
+      const slow = new RawConnection(Number(new URL(small.base).port));
+      slow.send(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      const slowReply = slow.response();
+      const fast = openWatch(small.base, path);
+      await new Promise((r) => setTimeout(r, 200));
+      slow.pause();
+      // 40 objects of ~400 KB: far more than the kernel's socket buffers hold for a reader that stopped.
+      const n = 40;
+      const big = 'z'.repeat(400 * 1024);
+      for (let i = 0; i < n; i++) {
+        const created = await small.call('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `big-${i}` }, data: { k: big } } });
+        expect(created.status).toBe(201);
+      }
+      const got = await fast.waitFor(n, 30_000);
+      expect(got.map((e) => e.object.metadata.name)).toEqual(Array.from({ length: n }, (_, i) => `big-${i}`));
+      await fast.close();
+      slow.resume();
+      // The server ended the slow stream: its body parses chunk by chunk to the last chunk, with
+      // every event whole and in order, and fewer than all of them.
+      const { chunks } = await slowReply;
+      const names = chunks.map((ch) => JSON.parse(ch.toString()).object.metadata.name);
+      expect(names.length).toBeGreaterThan(0);
+      expect(names.length).toBeLessThan(n);
+      expect(names).toEqual(Array.from({ length: names.length }, (_, i) => `big-${i}`));
+      slow.close();
+    } finally {
+      await small.close();
+    }
+  }, 60_000);
 });
