@@ -207,6 +207,30 @@ describeBackends('API server', (ctx) => {
     expect(missing.status).toBe(404);
   });
 
+  test('a uid in the body: a PUT precondition (409, checked before the resourceVersion), a PATCH changes an immutable field (422)', async () => {
+    const c = (await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('uidp') })).body;
+    const uid = c.metadata.uid;
+    // PUT: kube's DefaultUpdatedObjectInfo.Preconditions takes the body's uid, storage checks it before the update runs.
+    const put = await t.call('PUT', '/api/v1/namespaces/default/configmaps/uidp', { body: { ...c, metadata: { ...c.metadata, uid: 'abc', resourceVersion: '1' } } });
+    expect(put.status).toBe(409);
+    expect(put.body.message).toBe(`Operation cannot be fulfilled on configmaps "uidp": Precondition failed: UID in precondition: abc, UID in object meta: ${uid}`);
+    // PATCH: no preconditions (the patcher passes no object); BeforeUpdate validates metadata.uid as immutable.
+    for (const [contentType, body] of [
+      ['application/merge-patch+json', { metadata: { uid: 'abc' } }],
+      ['application/strategic-merge-patch+json', { metadata: { uid: 'abc' } }],
+      ['application/json-patch+json', [{ op: 'replace', path: '/metadata/uid', value: 'abc' }]],
+    ] as const) {
+      const patched = await t.call('PATCH', '/api/v1/namespaces/default/configmaps/uidp', { body, contentType });
+      expect(patched.status).toBe(422);
+      expect(patched.body).toMatchObject({ reason: 'Invalid', message: 'ConfigMap "uidp" is invalid: metadata.uid: Invalid value: "abc": field is immutable' });
+      expect(patched.body.details.causes[0]).toEqual({ reason: 'FieldValueInvalid', message: 'Invalid value: "abc": field is immutable', field: 'metadata.uid' });
+    }
+    // A patch that drops the uid keeps the stored one (BeforeUpdate: "Use the existing UID if none is provided").
+    const dropped = await t.call('PATCH', '/api/v1/namespaces/default/configmaps/uidp', { body: { metadata: { uid: null }, data: { b: '2' } }, contentType: 'application/merge-patch+json' });
+    expect(dropped.status).toBe(200);
+    expect(dropped.body.metadata.uid).toBe(uid);
+  });
+
   test('delete answers a Success Status; finalizers hold the object until removed', async () => {
     const c = (await t.call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('d') })).body;
     const d = await t.call('DELETE', '/api/v1/namespaces/default/configmaps/d');

@@ -57,7 +57,9 @@ export function fillCreateMetadata(obj: KubeObject, generation: boolean): void {
 /** Fields an update may not change are carried over from the stored object. */
 export function carryUpdateMetadata(obj: KubeObject, old: KubeObject, generation: boolean, specChanged: boolean): void {
   const m = obj.metadata, o = old.metadata;
-  m.uid = o.uid;
+  // kube's BeforeUpdate: the stored uid where the request has none; a different one is left for
+  // validation to refuse (immutable). A PUT's uid was already checked as a precondition.
+  if (!m.uid) m.uid = o.uid;
   m.creationTimestamp = o.creationTimestamp;
   delete m.selfLink;
   // An update never removes or moves a deletionTimestamp, nor removes deletionGracePeriodSeconds;

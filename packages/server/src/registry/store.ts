@@ -466,9 +466,6 @@ export class Store {
     s.normalize?.(desired);
     if (sameVersion) await this.recordManagedFields(current, desired, opts);
     desired.metadata = desired.metadata ?? {};
-    if (desired.metadata.uid && desired.metadata.uid !== current.metadata.uid) {
-      throw newConflict(this.gr, name, `Precondition failed: UID in precondition: ${desired.metadata.uid}, UID in object meta: ${current.metadata.uid}`);
-    }
     const subStrategy = sub ? this.kind.subresourceStrategies?.[sub] : undefined;
     if (sub) {
       if (subStrategy?.prepareForUpdate) subStrategy.prepareForUpdate(desired, current);
@@ -559,6 +556,10 @@ export class Store {
     if ((body.metadata.name ?? '') !== name) throw newBadRequest(`the name of the object (${body.metadata.name ?? ''}) does not match the name on the URL (${name})`);
     ensureNamespaceMatches(body, namespace, this.def.namespaced);
     const precondition = body.metadata.resourceVersion;
+    // The body's uid is a storage precondition (kube's DefaultUpdatedObjectInfo.Preconditions),
+    // checked before the update runs and so before the resourceVersion. A PATCH has none: a uid
+    // it changes is refused by validation as an immutable field.
+    const uid = body.metadata.uid;
     if (precondition) {
       // A copy in the cache newer than the precondition means every later state fails it too:
       // the conflict is answered without decoding the stored object (contending writers send many).
@@ -566,12 +567,16 @@ export class Store {
       const key = this.objectKey(namespace, name);
       const expected = parseResourceVersion(precondition);
       const cached = this.cacher?.live ? this.cacher.cache.tree.get(key) : undefined;
-      if (cached && cached.revision > expected) throw newConflict(this.gr, name, OptimisticLockErrorMsg);
+      if (cached && cached.revision > expected) {
+        if (uid) checkUIDPrecondition(this.gr, name, uid, cached.object);
+        throw newConflict(this.gr, name, OptimisticLockErrorMsg);
+      }
       const inFlight = this.inFlight.superseded(key, expected);
       if (inFlight && (await inFlight)) throw newConflict(this.gr, name, OptimisticLockErrorMsg);
     }
     try {
       const object = await this.guaranteedUpdate(namespace, name, (current) => {
+        if (uid) checkUIDPrecondition(this.gr, name, uid, current);
         if (precondition && precondition !== current.metadata.resourceVersion) throw preconditionFailed(this.gr, name, precondition, current);
         return structuredClone(body);
       }, opts);
@@ -743,6 +748,11 @@ const definitive = new WeakSet<object>();
  * A resourceVersion precondition that does not hold. When it is older than the copy it was
  * checked against, every later state fails it too, so a stale cache copy need not be re-read.
  */
+/** storage.Preconditions.Check: a uid the request names must be the stored object's. */
+function checkUIDPrecondition(gr: GroupResource, name: string, uid: string, current: KubeObject): void {
+  if (uid !== current.metadata.uid) throw newConflict(gr, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid ?? ''}`);
+}
+
 function preconditionFailed(gr: GroupResource, name: string, precondition: string, current: KubeObject): StatusError {
   const err = newConflict(gr, name, OptimisticLockErrorMsg);
   if (Number(precondition) < Number(current.metadata.resourceVersion)) definitive.add(err);
