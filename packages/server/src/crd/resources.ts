@@ -102,6 +102,8 @@ function scaleDefinition(scale: NonNullable<NonNullable<CRDVersion['subresources
       return typeof v === 'string' ? v : '';
     },
     setSpecReplicas: (obj, replicas) => setNested(obj, scale.specReplicasPath, replicas),
+    // kube's customresource scale mappings: the path without its leading dot, split at dots.
+    replicasPath: scale.specReplicasPath.replace(/^\./, '').split('.'),
   };
 }
 

@@ -271,3 +271,57 @@ test('apply bodies as kube reads them: null is an empty object, a list is refuse
   expect(warned.headers.get('warning')).toBe('299 - "line 7: key \\"a\\" already set in map"');
   expect((warned.body as { data: unknown }).data).toEqual({ a: '2' });
 });
+
+test('apply on /scale: the Scale\'s field manager between the parent\'s entries, as kube\'s TestScaleAllResources', async () => {
+  // kube serves application/apply-patch+yaml on every PATCH route (installer.go); scale's
+  // scaleUpdatedObjectInfo translates the parent's entries with the ScaleHandler.
+  const path = `${deployments}/scaled`;
+  const scale = (replicas: number) => ({ kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'scaled', namespace: 'fm' }, spec: { replicas } });
+  const replicasOwners = async () => {
+    const body = (await t.call('GET', path)).body;
+    expect(body).toBeDefined();
+    return entries(body).filter((e) => (e.fieldsV1 as { 'f:spec'?: Record<string, unknown> })['f:spec']?.['f:replicas'] !== undefined).map((e) => e.manager).sort();
+  };
+  const replicas = async () => (await t.call('GET', path)).body.spec.replicas;
+  const obj = { ...deployment('scaled'), spec: { ...deployment('scaled').spec, replicas: 1 } };
+  expect((await apply(path, obj, 'fieldManager=apply_test')).status).toBe(201);
+  expect(await replicasOwners()).toEqual(['apply_test']);
+
+  const merge = (replicas: number, manager: string) => t.call('PATCH', `${path}/scale?fieldManager=${manager}`, { body: { spec: { replicas } }, contentType: 'application/merge-patch+json' });
+  expect((await merge(5, 'scale_test')).status).toBe(200);
+  expect(await replicasOwners()).toEqual(['scale_test']);
+  expect((await apply(path, obj, 'fieldManager=apply_test')).status).toBe(409);
+  expect((await apply(path, obj, 'fieldManager=apply_test&force=true')).status).toBe(200);
+  expect(await replicasOwners()).toEqual(['apply_test']);
+
+  // An apply through /scale conflicts with the parent's owner of the replicas, named as kube names it.
+  const conflict = await apply(`${path}/scale`, scale(17), 'fieldManager=apply_scale');
+  expect(conflict.status).toBe(409);
+  expect(conflict.body).toMatchObject({
+    reason: 'Conflict', message: 'Apply failed with 1 conflict: conflict with "apply_test": .spec.replicas',
+    details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "apply_test"', field: '.spec.replicas' }] },
+  });
+  const forced = await apply(`${path}/scale`, scale(17), 'fieldManager=apply_scale&force=true');
+  expect(forced.status).toBe(200);
+  expect(forced.body).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 17 } });
+  expect(await replicas()).toBe(17);
+  expect(await replicasOwners()).toEqual(['apply_scale']);
+  // The parent records the Scale's applier with its own version, through "scale", without a time (ToParent takes the parent's).
+  const applied = entries((await t.call('GET', path)).body).find((e) => e.manager === 'apply_scale');
+  expect(applied).toEqual({ manager: 'apply_scale', operation: 'Apply', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:replicas': {} } }, subresource: 'scale' });
+
+  const put = await t.call('PUT', `${path}/scale?fieldManager=replace_test`, { body: scale(7) });
+  expect(put.status).toBe(200);
+  expect(await replicasOwners()).toEqual(['replace_test']);
+  // The same value applied: both own it.
+  expect((await apply(`${path}/scale`, scale(7), 'fieldManager=co_owning_test')).status).toBe(200);
+  expect(await replicas()).toBe(7);
+  expect(await replicasOwners()).toEqual(['co_owning_test', 'replace_test']);
+  expect((await merge(5, 'scale_test')).status).toBe(200);
+  expect(await replicasOwners()).toEqual(['scale_test']);
+
+  // Apply's request checks hold on /scale too.
+  expect((await apply(`${path}/scale`, scale(3), '')).body.message).toBe('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+  expect((await apply(`${path}/scale`, { ...scale(3), apiVersion: 'apps/v1' }, 'fieldManager=x')).body.message).toBe('invalid object type: apps/v1, Kind=Scale');
+  expect((await apply(`${path}/scale`, scale(-1), 'fieldManager=x&force=true')).status).toBe(422);
+});

@@ -21,7 +21,7 @@ import { checkPathSegmentName } from './pathname.js';
  * (sigs.k8s.io/yaml into a map: `null` is an empty object, other non-objects are refused), with
  * the keys the YAML repeats, which yaml.UnmarshalStrict reports.
  */
-function parseApplyBody(body: unknown): { patch: KubeObject; duplicates: string[] } {
+export function parseApplyBody(body: unknown): { patch: KubeObject; duplicates: string[] } {
   const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : JSON.stringify(body ?? null);
   let doc;
   try {

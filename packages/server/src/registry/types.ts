@@ -94,6 +94,8 @@ export interface ScaleDefinition {
   /** The label selector as a string (`app=web,tier in (a,b)`), or '' for none. */
   selector(obj: KubeObject): string;
   setSpecReplicas(obj: KubeObject, replicas: number): void;
+  /** Where the served version keeps the replicas, as a field path (kube's ResourcePathMappings); unset: spec.replicas. */
+  replicasPath?: string[];
 }
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE';
