@@ -140,6 +140,14 @@ describeBackends('kind hooks', (ctx) => {
     expect(tooBig.status).toBe(422); // the kind's own validation applies to a scale write
     const stale = await t.call('PUT', `${ns}/a/scale`, { body: { metadata: { name: 'a', resourceVersion: '1' }, spec: { replicas: 1 } } });
     expect(stale.status).toBe(409);
+    // The Scale's uid is a storage precondition (kube's scaleUpdatedObjectInfo.Preconditions), checked before its resourceVersion.
+    const uid = got.body.metadata.uid;
+    const otherUid = await t.call('PUT', `${ns}/a/scale`, { body: { metadata: { name: 'a', uid: 'abc', resourceVersion: '1' }, spec: { replicas: 1 } } });
+    expect(otherUid.status).toBe(409);
+    expect(otherUid.body.message).toBe(`Operation cannot be fulfilled on widgets.example.com "a": Precondition failed: UID in precondition: abc, UID in object meta: ${uid}`);
+    const sameUid = await t.call('PUT', `${ns}/a/scale`, { body: { metadata: { name: 'a', uid }, spec: { replicas: 3 } } });
+    expect(sameUid.status).toBe(200);
+    expect(sameUid.body.spec.replicas).toBe(3);
     const missing = await t.call('GET', `${ns}/nope/scale`);
     expect(missing.status).toBe(404);
     expect(missing.body.message).toBe('widgets/scale.example.com "nope" not found');

@@ -17,6 +17,7 @@ import { parseApplyBody } from './apply.js';
 import { withWarnings } from './write.js';
 import { makePath } from '@windlass/patch';
 import { writeObject } from '../respond.js';
+import { checkUIDPrecondition } from '../registry/store.js';
 import { decodeObjectBody } from './body.js';
 import { decodeTyped, typedDecoder } from './typed.js';
 import { parseModifyOptions } from './options.js';
@@ -69,7 +70,12 @@ export async function serveScale(s: RequestScope): Promise<void> {
     const body = decodeObjectBody(s.body, s.req.headers['content-type'], scaleDef);
     decodeTyped(await typedDecoder(scaleDef), body, scaleDef, opts.fieldValidation, s.res);
     if ((body.metadata.name ?? '') !== s.info.name) throw newBadRequest(`the name of the object (${body.metadata.name ?? ''}) does not match the name on the URL (${s.info.name})`);
-    desired = () => structuredClone(body);
+    // kube's scaleUpdatedObjectInfo.Preconditions: the Scale's uid, checked by storage before the update runs.
+    const uid = body.metadata.uid;
+    desired = (current) => {
+      if (uid) checkUIDPrecondition(s.store.gr, s.info.name, uid, current);
+      return structuredClone(body);
+    };
   } else {
     const patch = s.body;
     const schemas = loadedSchemas() ?? (await loadSchemas());

@@ -744,15 +744,15 @@ function ownWrite(err: unknown, code: 'KeyExists', stored: Buffer): KeyValue | u
 /** Conflicts that no newer state of the object could resolve (see preconditionFailed). */
 const definitive = new WeakSet<object>();
 
+/** storage.Preconditions.Check: a uid the request names must be the stored object's. */
+export function checkUIDPrecondition(gr: GroupResource, name: string, uid: string, current: KubeObject): void {
+  if (uid !== current.metadata.uid) throw newConflict(gr, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid ?? ''}`);
+}
+
 /**
  * A resourceVersion precondition that does not hold. When it is older than the copy it was
  * checked against, every later state fails it too, so a stale cache copy need not be re-read.
  */
-/** storage.Preconditions.Check: a uid the request names must be the stored object's. */
-function checkUIDPrecondition(gr: GroupResource, name: string, uid: string, current: KubeObject): void {
-  if (uid !== current.metadata.uid) throw newConflict(gr, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid ?? ''}`);
-}
-
 function preconditionFailed(gr: GroupResource, name: string, precondition: string, current: KubeObject): StatusError {
   const err = newConflict(gr, name, OptimisticLockErrorMsg);
   if (Number(precondition) < Number(current.metadata.resourceVersion)) definitive.add(err);
