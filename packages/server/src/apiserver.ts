@@ -6,7 +6,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { failure, newNotFound, newMethodNotAllowed, newMethodNotSupported, newRequestEntityTooLarge, newUnauthorized, newBadRequest, protobufMediaType } from '@windlass/machinery';
 import type { Storage } from '@windlass/storage';
@@ -58,7 +58,8 @@ import { identityRoute } from './identityendpoint.js';
 import { Cacher, defaultCacherOptions, type CacherOptions } from './cacher/cacher.js';
 import { RegistryWatch } from './cacher/registrywatch.js';
 import { CRDController, refuseCreateWhileTerminating } from './crd/controller.js';
-import { ServerOperations, type OperationsOptions, type ResourceHandler } from './filters/operations.js';
+import { ServerOperations, isLongRunning, type OperationsOptions, type ResourceHandler } from './filters/operations.js';
+import { closeAfterAnswers, servedWhileDraining, writeShuttingDown } from './filters/shutdown.js';
 import { healthRoutes, withTimeout, type HealthCheck } from './filters/health.js';
 import { ControlPlaneObjects, builtinGroupVersions, type ControlPlaneOptions } from './controllers/controlplane.js';
 import { authenticateRequest, requestUsers, serviceAccountTokenGetter, type Authenticator } from './filters/authentication.js';
@@ -130,6 +131,8 @@ export class APIServer {
   private bootstrapped = false;
   /** Set once shutdown stops taking new connections: answers then close theirs. */
   private draining = false;
+  /** Open client connections: shutdown has each close once its current answer is done. */
+  private readonly sockets = new Set<Socket>();
   private listenerClosed?: Promise<void>;
   private readonly cachers = new Map<string, Cacher>();
   private cacherOptions!: CacherOptions;
@@ -329,6 +332,10 @@ export class APIServer {
         writeError(res, err);
         return;
       }
+      if (this.draining) {
+        writeShuttingDown(res, isLongRunning(info));
+        return;
+      }
       if (info.isResourceRequest) {
         let user: UserInfo | undefined;
         if (this.opts.authenticator) {
@@ -347,13 +354,15 @@ export class APIServer {
         return;
       }
     }
-    if (this.draining) res.shouldKeepAlive = false;
+    if (this.draining) {
+      if (!servedWhileDraining(path)) return writeShuttingDown(res, false);
+      res.shouldKeepAlive = false;
+    }
     this.app(req, res);
   };
 
   /** A resource request past authentication (`user` unset when the server runs without it). */
   private serveAuthenticated(req: IncomingMessage, res: ServerResponse, url: string, info: RequestInfo, query: URLSearchParams, user: UserInfo | undefined): void {
-    if (this.draining) res.shouldKeepAlive = false;
     const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (user && this.guard?.checks(user, req)) {
       void this.serveGuarded(req, res, url, info, query, user, def);
@@ -670,8 +679,10 @@ export class APIServer {
     // kube's MaxHeaderBytes (1 MiB) rather than Node's 16 KiB: long label selectors fit in a URL.
     const maxHeaderSize = 1 << 20;
     const server = this.opts.tls ? https.createServer({ cert: this.opts.tls.cert, key: this.opts.tls.key, maxHeaderSize, ...clientAuth }, this.handle) : http.createServer({ maxHeaderSize }, this.handle);
-    server.on(this.opts.tls ? 'secureConnection' : 'connection', (socket: { _writableState?: { highWaterMark: number } }) => {
+    server.on(this.opts.tls ? 'secureConnection' : 'connection', (socket: Socket & { _writableState?: { highWaterMark: number } }) => {
       if (socket._writableState) socket._writableState.highWaterMark = answerBufferBytes;
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
     });
     // Watches are long-lived: no socket timeout; keep-alive sockets are reused by clients.
     server.requestTimeout = 0;
@@ -737,9 +748,10 @@ export class APIServer {
   /**
    * Graceful shutdown, as kube-apiserver on SIGTERM: readiness fails at once, requests are
    * still served for `delayMs` (--shutdown-delay-duration, so load balancers stop sending),
-   * then the listener closes, open watches end cleanly (the client sees the stream end and
-   * resumes elsewhere), in-flight requests finish (up to the request timeout), and the
-   * server closes.
+   * then the listener closes, every connection closes once its current answer is done and a
+   * request still arriving on one is refused (filters/shutdown.ts), open watches end cleanly
+   * (the client sees the stream end and resumes elsewhere), in-flight requests finish (up to
+   * the request timeout), and the server closes.
    */
   async shutdown(delayMs = 0): Promise<void> {
     this.operations.shuttingDown = true;
@@ -750,6 +762,7 @@ export class APIServer {
     const server = this.server;
     if (server && !this.listenerClosed) this.listenerClosed = new Promise<void>((resolve) => server.close(() => resolve()));
     server?.closeIdleConnections();
+    closeAfterAnswers(this.sockets);
     this.operations.endWatches();
     await this.operations.drained(this.operations.requestTimeoutMs || 60_000);
     await leaving;

@@ -4,6 +4,7 @@
  * request timeout (504), health endpoints and graceful shutdown with an open watch.
  * Real servers over HTTP; storage-level figures on both backends.
  */
+import http from 'node:http';
 import net from 'node:net';
 import { describeBackends } from '@windlass/storage/testing';
 import { EmbeddedStorage } from '@windlass/storage';
@@ -328,4 +329,71 @@ describe('health and graceful shutdown', () => {
       if (!closed) await t.close();
     }
   }, 20_000);
+
+  it('closes each connection after its answer once draining, so a client re-watching or writing on it goes elsewhere; a request still arriving there is refused', async () => {
+    const t = await startTestServer({ storage: new EmbeddedStorage({ path: ':memory:' }) });
+    const { port } = new URL(t.base);
+    // One keep-alive connection per agent, as client-go's transport reuses an HTTP/1.1 connection.
+    const watcher = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const writer = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const get = (agent: http.Agent, path: string) => new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }>((resolve, reject) => {
+      http.get(`${t.base}${path}`, { agent }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
+        res.on('error', reject);
+      }).on('error', reject);
+    });
+    let closed = false;
+    try {
+      await t.call('POST', cms, { body: cm('x') });
+      // A watch that, as a reflector does, watches again on the same client the moment it ends.
+      const rewatch = new Promise<{ status?: number; headers?: http.IncomingHttpHeaders; error?: string }>((resolve) => {
+        http.get(`${t.base}${cms}?watch=1`, { agent: watcher }, (res) => {
+          res.resume();
+          res.on('end', () => get(watcher, `${cms}?watch=1&resourceVersion=1`).then(resolve, (err) => resolve({ error: String(err) })));
+        });
+      });
+      // An answer under way when draining starts (waits 3 s for a revision the cache lacks).
+      const slow = get(writer, `${cms}/x?resourceVersion=99999999`);
+      // A connection with a request half sent: it is not idle, so draining leaves it open.
+      const raw = net.connect(Number(port), '127.0.0.1');
+      await new Promise((r) => raw.once('connect', r));
+      raw.write(`GET ${cms}/x HTTP/1.1\r\nHost: x\r\n`);
+      let rawText = '';
+      raw.on('data', (d) => (rawText += d));
+      const rawEnded = new Promise((r) => raw.once('close', r));
+      await new Promise((r) => setTimeout(r, 200));
+
+      const began = Date.now();
+      const shutdown = t.server.shutdown(0);
+      raw.write('\r\n');
+      // The re-watch did not get a stream that nothing ends: its connection was closed after
+      // the first watch (so it connected anew and was refused), or it was answered 429.
+      const again = await rewatch;
+      if (again.error === undefined) {
+        expect(again.status).toBe(429);
+        expect(again.headers!['retry-after']).toBe('5');
+      } else expect(again.error).toMatch(/ECONNREFUSED|ECONNRESET|socket hang up/);
+      // The answer that was under way says the connection closes after it.
+      const s = await slow;
+      expect(s.status).toBe(504);
+      expect(s.headers.connection).toBe('close');
+      // The request that arrived while draining: kube's WithWaitGroup answer.
+      await rawEnded;
+      expect(rawText).toMatch(/^HTTP\/1\.1 503 /);
+      expect(rawText).toMatch(/\r\nRetry-After: 1\r\n/i);
+      expect(rawText).toMatch(/\r\nConnection: close\r\n/i);
+      expect(rawText).toContain('"message":"apiserver is shutting down","reason":"ServiceUnavailable","code":503');
+      await shutdown;
+      closed = true;
+      // Done once the slow answer was, not after a request timeout.
+      expect(Date.now() - began).toBeLessThan(10_000);
+    } finally {
+      watcher.destroy();
+      writer.destroy();
+      if (!closed) await t.close();
+    }
+  }, 30_000);
 });

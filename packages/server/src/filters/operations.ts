@@ -98,7 +98,7 @@ export class ServerOperations {
     // A subresource the kind lacks has no route in kube, so nothing instruments it.
     const def = info.subresource && !addressed?.subresources?.some((r) => r.name === info.subresource) ? undefined : addressed;
     const route = this.requests.route(def, reportedVerbIndex(info, req.headers['content-type']), scopeIndex(info, def), dryRunIndex(url, query), info.subresource);
-    if (info.verb === 'watch' || longRunningSubresources.has(info.subresource)) return this.serveLongRunning(req, res, info, query, route, def, start, serve);
+    if (isLongRunning(info)) return this.serveLongRunning(req, res, info, query, route, def, start, serve);
     const mutating = !isReadOnlyVerb(info.verb);
     let ownTimeoutMs: number;
     try {
@@ -180,6 +180,10 @@ export class ServerOperations {
  * no request timeout, however long the stream or tunnel stays open.
  */
 const longRunningSubresources = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
+
+export function isLongRunning(info: RequestInfo): boolean {
+  return info.verb === 'watch' || longRunningSubresources.has(info.subresource);
+}
 
 function definedLimits(o: Partial<InflightLimits>): Partial<InflightLimits> {
   const out: Partial<InflightLimits> = {};
