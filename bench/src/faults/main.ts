@@ -8,7 +8,7 @@
  *   --watchers N        default 100
  *   --writers N         default 6
  *   --write-rate N      writes per second over all writers (default 60)
- *   --faults a,b,…      replica | etcd-leader | etcd-follower (default replica,etcd-follower,replica,etcd-leader,replica)
+ *   --faults a,b,…      replica | replica-sigterm | etcd-leader | etcd-follower (default replica,etcd-follower,replica,etcd-leader,replica)
  *   --json FILE         write every run's report there
  *   --keep              keep each run's directory (logs, etcd data) instead of removing it
  *

@@ -84,15 +84,18 @@ export function retryDelayMs(body: any): number {
 export class ErrorLog {
   readonly counts = new Map<string, number>();
   readonly nonRetryable: string[] = [];
+  /** Set while a fault is under way whose errors are told apart (a graceful shutdown). */
+  phase?: string;
 
   see(c: Classified, context: string): void {
-    const kind = `${c.retryable ? '' : 'NOT RETRYABLE: '}${c.kind}`;
+    const kind = `${this.phase ? `[${this.phase}] ` : ''}${c.retryable ? '' : 'NOT RETRYABLE: '}${c.kind}`;
     this.counts.set(kind, (this.counts.get(kind) ?? 0) + 1);
     if (!c.retryable) this.nonRetryable.push(`${context}: ${c.kind}`);
   }
 
   /** A retryable condition that is not an error answer (a 409 after one's own retry, a relist). */
   note(kind: string): void {
+    if (this.phase) kind = `[${this.phase}] ${kind}`;
     this.counts.set(kind, (this.counts.get(kind) ?? 0) + 1);
   }
 

@@ -1,7 +1,9 @@
 /**
  * One fault run: scripts/ha-topology.mjs's topology (3 etcd members, 3 replicas, the
  * /readyz-checked balancer), writers and watchers through the balancer, and replicas and
- * etcd members killed with SIGKILL and started again one at a time (etcd keeps quorum).
+ * etcd members killed with SIGKILL and started again one at a time (etcd keeps quorum); a
+ * replica may instead be stopped with SIGTERM (graceful shutdown), and what clients see
+ * until it has exited is counted apart ("[graceful] …").
  * Afterwards the store's history is read from etcd itself and:
  * - every watcher's stream is that history for its filter from its start (watchcheck.ts);
  * - every key's events in the history are exactly its writer's acknowledged writes, in
@@ -20,7 +22,7 @@ import { ResumingWatcher } from './watcher.js';
 import { checkAcknowledgedWrites } from './writecheck.js';
 import { Writer, collectionPath, prng, type Op } from './writer.js';
 
-export type FaultKind = 'replica' | 'etcd-leader' | 'etcd-follower';
+export type FaultKind = 'replica' | 'replica-sigterm' | 'etcd-leader' | 'etcd-follower';
 
 export interface FaultRunOptions {
   /** Working directory (etcd data, logs, credentials); the caller removes it. */
@@ -163,13 +165,16 @@ export async function runFaults(o: FaultRunOptions): Promise<FaultRunReport> {
     let replicaTurn = Math.floor(rnd() * t.backends.length);
     for (const [n, kind] of o.faults.entries()) {
       if (writers.some((w) => w.failed)) break;
-      if (kind === 'replica') {
+      if (kind === 'replica' || kind === 'replica-sigterm') {
         const b = t.backends[replicaTurn++ % t.backends.length];
-        const rec: FaultRecord = { fault: 'kill -9 replica', target: b.name, at: since() };
+        const graceful = kind === 'replica-sigterm';
+        const rec: FaultRecord = { fault: graceful ? 'SIGTERM replica' : 'kill -9 replica', target: b.name, at: since() };
         faults.push(rec);
         const killedAt = Date.now();
-        b.proc.kill('SIGKILL');
+        errors.phase = graceful ? 'graceful' : undefined;
+        b.proc.kill(graceful ? 'SIGTERM' : 'SIGKILL');
         await b.proc.exited;
+        errors.phase = undefined;
         await sleep(1000);
         const restartedAt = Date.now();
         await startReplicaProcess(t.dir, b);
