@@ -61,7 +61,7 @@ export async function ensureDataDir(o: ServerOptions): Promise<void> {
 /** Opens the storage, or exits 1 with the reason: nothing can be served without it. */
 export async function openStorageOrExit(o: ServerOptions): Promise<Storage> {
   try {
-    if (o.storage === 'etcd') return await createStorage({ backend: 'etcd', endpoints: o.etcdServers, tls: await etcdTLS(o) });
+    if (o.storage === 'etcd') return await createStorage({ backend: 'etcd', endpoints: o.etcdServers, tls: await etcdTLS(o), unavailableWaitMs: o.requestTimeoutMs || undefined });
     return await createStorage({ backend: 'embedded', path: embeddedPath(o) });
   } catch (err) {
     console.error(`windlass: cannot open ${o.storage} storage: ${(err as Error).message}`);

@@ -4,7 +4,7 @@ import type { Storage } from './types.js';
 
 export type CreateStorageOptions =
   | { backend: 'embedded'; path: string; progressIntervalMs?: number }
-  | { backend: 'etcd'; endpoints: string[]; connectTimeoutMs?: number; progressIntervalMs?: number; tls?: EtcdTLS };
+  | { backend: 'etcd'; endpoints: string[]; connectTimeoutMs?: number; progressIntervalMs?: number; tls?: EtcdTLS; unavailableWaitMs?: number };
 
 /**
  * Open the configured backend. For etcd this waits for the server to answer (and learns

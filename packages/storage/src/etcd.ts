@@ -1,7 +1,7 @@
 import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
 import { checkKey, checkModRevision, checkValue, checkWatchRevision } from './errors.js';
 import { etcdCall } from './etcd/errors.js';
-import { EtcdGrpcClient, GrpcCallError, isRetryableGrpcError, type EtcdTLS } from './etcd/grpc.js';
+import { EtcdGrpcClient, GrpcCallError, isRetryableGrpcError, UNAVAILABLE, type EtcdTLS } from './etcd/grpc.js';
 import { bytes, toKeyValue } from './etcd/kv.js';
 import { ProtoWriter } from './etcd/wire.js';
 import {
@@ -45,22 +45,29 @@ export interface EtcdStorageOptions {
   progressIntervalMs?: number;
   /** CA, client certificate and key for https:// endpoints (kube's --etcd-cafile/--etcd-certfile/--etcd-keyfile). */
   tls?: EtcdTLS;
+  /**
+   * How long a call that no member could take waits for one, trying again with backoff: gRPC's
+   * WaitForReady, which kube's etcd client turns on, bounded there by the request's deadline.
+   * Default 60000 (kube-apiserver's --request-timeout).
+   */
+  unavailableWaitMs?: number;
 }
 
 /** A key nobody writes: reads of it only serve to learn revisions. */
 const PROBE_KEY = bytes('compact_rev_key');
 
 /**
- * A call is never re-sent by the client itself. Reads, which are safe to repeat, are retried
- * here on a member that is up. A transaction is re-sent only when it never left (no member
- * could be reached): one whose connection broke may have been applied, and a copy would then
- * fail its compare against the first one's result (a delete answered 404, an update a false
- * 409; seen in the fault runs after killing etcd members). Such a write is reported as
- * unavailable, as kube-apiserver reports it (its client re-sends only what it never sent).
+ * A call is never re-sent by the client itself. A call that never left (no member could be
+ * reached) waits for one, as kube's etcd client does (gRPC WaitForReady): while etcd restarts,
+ * a write is delayed rather than failed. Reads, which are safe to repeat, are also retried
+ * when they were sent and lost. A transaction is not: one whose connection broke may have been
+ * applied, and a copy would then fail its compare against the first one's result (a delete
+ * answered 404, an update a false 409; seen in the fault runs after killing etcd members). Such
+ * a write is reported as unavailable, as kube-apiserver reports it.
  */
-const readRetry = retry(handleWhen(isRetryableGrpcError), { maxAttempts: 3, backoff: new ExponentialBackoff({ initialDelay: 20, maxDelay: 500 }) });
-const neverSent = (err: Error) => err instanceof GrpcCallError && err.unsent;
-const writeRetry = retry(handleWhen(neverSent), { maxAttempts: 4, backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 1000 }) });
+const neverSent = (err: Error) => err instanceof GrpcCallError && err.unsent && err.code === UNAVAILABLE;
+const readRetry = retry(handleWhen((err) => isRetryableGrpcError(err) && !neverSent(err)), { maxAttempts: 3, backoff: new ExponentialBackoff({ initialDelay: 20, maxDelay: 500 }) });
+const untilSentRetry = retry(handleWhen(neverSent), { maxAttempts: Infinity, backoff: new ExponentialBackoff({ initialDelay: 25, maxDelay: 1000 }) });
 
 /** The etcd backend. Create it with EtcdStorage.connect(), which also learns the server version. */
 export class EtcdStorage implements Storage {
@@ -73,6 +80,7 @@ export class EtcdStorage implements Storage {
   private readonly kv: EtcdGrpcClient;
   private readonly watches = new Set<WatchHandle>();
   private readonly progressIntervalMs: number;
+  private readonly unavailableWaitMs: number;
   /** A lower bound for the compacted revision, so compactedRevision() searches less. */
   private knownCompacted = 0;
   private closed = false;
@@ -81,6 +89,21 @@ export class EtcdStorage implements Storage {
     if (!opts.endpoints?.length) throw new StorageError('InvalidArgument', 'etcd needs at least one endpoint');
     this.kv = new EtcdGrpcClient(opts.endpoints, opts.tls);
     this.progressIntervalMs = opts.progressIntervalMs ?? 5000;
+    this.unavailableWaitMs = opts.unavailableWaitMs ?? 60_000;
+  }
+
+  /**
+   * Makes a call, and when no member could take it, makes it again once one can, for up to
+   * `waitMs`. The first try needs no timer: only a call that found etcd down pays for one.
+   */
+  private untilSent<T>(call: () => Promise<T>, waitMs = this.unavailableWaitMs): Promise<T> {
+    return call().catch((err: unknown) => {
+      if (!(err instanceof Error) || !neverSent(err) || this.closed) throw err;
+      return untilSentRetry.execute(() => {
+        if (this.closed) throw new StorageError('Unavailable', 'etcd storage is closed');
+        return call();
+      }, AbortSignal.timeout(waitMs));
+    });
   }
 
   /** Connect, failing within connectTimeoutMs with Unavailable when etcd does not answer. */
@@ -103,7 +126,7 @@ export class EtcdStorage implements Storage {
     });
     try {
       // Retried like reads, so a member that cannot be reached is passed over.
-      const status = readRetry.execute(() => this.kv.unary('/etcdserverpb.Maintenance/Status', new ProtoWriter(), decodeStatusVersion));
+      const status = this.untilSent(() => readRetry.execute(() => this.kv.unary('/etcdserverpb.Maintenance/Status', new ProtoWriter(), decodeStatusVersion)), timeoutMs);
       const version = await Promise.race([status, timeout]);
       this.serverVersion = version;
       this.supportsProgressRequests = supportsProgressRequests(version);
@@ -118,13 +141,13 @@ export class EtcdStorage implements Storage {
     const revision = opts.revision && opts.revision > 0 ? opts.revision : 0;
     const res = await etcdCall(
       () =>
-        readRetry.execute(() => this.rangeCall({
+        this.untilSent(() => readRetry.execute(() => this.rangeCall({
           key: bytes(r.start),
           rangeEnd: r.end === undefined ? undefined : bytes(r.end),
           revision,
           limit: opts.limit && opts.limit > 0 ? opts.limit : 0,
           countOnly: !!opts.countOnly,
-        })),
+        }))),
       revision,
     );
     return {
@@ -200,7 +223,7 @@ export class EtcdStorage implements Storage {
   /** A linearizable read of any key: its header carries the store revision. */
   async currentRevision(): Promise<number> {
     this.checkOpen();
-    const res = await etcdCall(() => readRetry.execute(() => this.rangeCall({ key: PROBE_KEY, countOnly: true })));
+    const res = await etcdCall(() => this.untilSent(() => readRetry.execute(() => this.rangeCall({ key: PROBE_KEY, countOnly: true }))));
     return res.revision;
   }
 
@@ -235,7 +258,7 @@ export class EtcdStorage implements Storage {
 
   private async readableAt(revision: number): Promise<boolean> {
     try {
-      await etcdCall(() => readRetry.execute(() => this.rangeCall({ key: PROBE_KEY, revision, countOnly: true })), revision);
+      await etcdCall(() => this.untilSent(() => readRetry.execute(() => this.rangeCall({ key: PROBE_KEY, revision, countOnly: true }))), revision);
       return true;
     } catch (err) {
       if (err instanceof StorageError && err.code === 'Compacted') return false;
@@ -256,7 +279,7 @@ export class EtcdStorage implements Storage {
 
   private async txn(req: TxnRequest): Promise<TxnResponse> {
     this.checkOpen();
-    return etcdCall(() => writeRetry.execute(() => this.kv.unary('/etcdserverpb.KV/Txn', encodeTxn(req), decodeTxnResponse)));
+    return etcdCall(() => this.untilSent(() => this.kv.unary('/etcdserverpb.KV/Txn', encodeTxn(req), decodeTxnResponse)));
   }
 
   private checkOpen(): void {

@@ -54,6 +54,82 @@ async function cuttingProxy(target: string): Promise<{ url: string; cutAfterAnsw
   };
 }
 
+/** A TCP proxy to etcd on a fixed port that can stop listening (connections refused) and start again. */
+async function switchableProxy(target: string): Promise<{ url: string; down(): Promise<void>; up(): Promise<void> }> {
+  const { hostname, port } = new URL(target);
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(port), hostname);
+    sockets.add(client).add(upstream);
+    client.pipe(upstream).pipe(client);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  });
+  const listenPort = await freePort();
+  const up = () => new Promise<void>((resolve) => server.listen(listenPort, '127.0.0.1', resolve));
+  await up();
+  return {
+    url: `http://127.0.0.1:${listenPort}`,
+    // Once down, the client has seen its connection end: a call started then is refused, not lost.
+    down: async () => {
+      for (const s of sockets) s.destroy();
+      sockets.clear();
+      await new Promise((resolve) => server.close(resolve));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    },
+    up,
+  };
+}
+
+test('while etcd cannot be reached, reads and writes wait for it (kube\'s etcd client: WaitForReady) and go through once it is back', async () => {
+  const proxy = await switchableProxy(etcd.endpoints[0]);
+  const s = await EtcdStorage.connect({ endpoints: [proxy.url] });
+  try {
+    await s.create('/wait/warm', Buffer.from('w'));
+    await proxy.down();
+    let settled = false;
+    const write = s.create('/wait/a', Buffer.from('v'));
+    const read = s.get('/wait/warm');
+    void Promise.allSettled([write, read]).then(() => { settled = true; });
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(settled).toBe(false);
+    await proxy.up();
+    const created = await write;
+    expect(created.value.toString()).toBe('v');
+    expect((await read)?.value.toString()).toBe('w');
+    // Sent once: the key's first and only version.
+    expect((await s.get('/wait/a'))?.modRevision).toBe(created.createRevision);
+  } finally {
+    await s.close();
+    await proxy.down().catch(() => undefined);
+  }
+});
+
+test('a call that waited the whole unavailableWaitMs for etcd fails Unavailable, and was never sent', async () => {
+  const proxy = await switchableProxy(etcd.endpoints[0]);
+  const s = await EtcdStorage.connect({ endpoints: [proxy.url], unavailableWaitMs: 400 });
+  try {
+    await proxy.down();
+    const started = Date.now();
+    const err = await s.create('/wait/never', Buffer.from('v')).catch((e: unknown) => e);
+    expect(isStorageError(err, 'Unavailable')).toBe(true);
+    expect((err as { cause?: GrpcCallError }).cause?.unsent).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+  } finally {
+    await s.close();
+  }
+  const check = await EtcdStorage.connect({ endpoints: etcd.endpoints });
+  try {
+    expect(await check.get('/wait/never')).toBeNull();
+  } finally {
+    await check.close();
+  }
+});
+
 test('a member nobody listens on is skipped: reads and writes go to the next one', async () => {
   const dead = `http://127.0.0.1:${await freePort()}`;
   // Both orders, since the client starts at a random member.
