@@ -286,5 +286,37 @@ describeBackends('resourceVersion semantics', (ctx) => {
       expect(more[1]).toMatchObject({ type: 'MODIFIED', object: { metadata: { name: 'two' } } });
       await w.close();
     });
+
+    test('a watch from "" or "0" with bookmarks is a watch-list by default: its initial state ends with the annotated bookmark', async () => {
+      // metainternalversion.SetListOptionsDefaults (WatchList on in 1.35): sendInitialEvents=true, NotOlderThan.
+      await create('a');
+      for (const q of ['', '&resourceVersion=0']) {
+        const w = openWatch(t.base, `${cms}?watch=1&allowWatchBookmarks=true${q}`);
+        const evs = await w.waitFor(2);
+        expect(evs[0]).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'a' } } });
+        expect(evs[1]).toMatchObject({ type: 'BOOKMARK', object: { metadata: { annotations: { 'k8s.io/initial-events-end': 'true' } } } });
+        await w.close();
+      }
+      // The legacy /watch/ path without ?watch=true is not defaulted (ListResource's forceWatch).
+      const legacy = openWatch(t.base, `/api/v1/watch/namespaces/default/configmaps?allowWatchBookmarks=true&timeoutSeconds=1`);
+      const deadline = Date.now() + 10000;
+      while (!legacy.ended && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(legacy.events[0]).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'a' } } });
+      // (this server's bookmarks come every 200 ms: none is the initial-events-end one)
+      expect(legacy.events.filter((e) => e.object.metadata.annotations?.['k8s.io/initial-events-end'])).toEqual([]);
+      await legacy.close();
+    });
+
+    test('a legacy /watch/ path without ?watch=true validates its options as a list', async () => {
+      const r = await t.call('GET', '/api/v1/watch/namespaces/default/configmaps?sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=1');
+      expect(r.status).toBe(422);
+      expect(r.body.message).toBe('ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list');
+      // NotOlderThan without sendInitialEvents is a list's option, so allowed there.
+      const a = await create('a');
+      const w = openWatch(t.base, `/api/v1/watch/namespaces/default/configmaps?resourceVersionMatch=NotOlderThan&resourceVersion=${rvOf(a)}`);
+      const b = await create('b');
+      expect((await w.waitFor(1)).map((e) => [e.type, e.object.metadata.name, e.object.metadata.resourceVersion])).toEqual([['ADDED', 'b', b.metadata.resourceVersion]]);
+      await w.close();
+    });
   });
 });

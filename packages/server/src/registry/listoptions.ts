@@ -26,7 +26,11 @@ const listOptionsKind = { group: 'meta.k8s.io', kind: 'ListOptions' };
 /**
  * ListOptions from the query, converted in the order kube's generated conversion reads them
  * (the integers while converting url.Values, the selectors when converting to the internal
- * version), then validated.
+ * version), then defaulted and validated as kube's ListResource does.
+ *
+ * `watch`: the request is served as a watch. Defaulting and validation look at the query's
+ * own `watch` parameter, as kube's do: a watch by the legacy /watch/ path without
+ * `?watch=true` (ListResource's forceWatch) is neither defaulted nor validated as a watch.
  */
 export function parseListOptions(query: URLSearchParams, watch: boolean): ListOptions {
   const timeoutSeconds = int64Param(query, 'timeoutSeconds');
@@ -43,9 +47,25 @@ export function parseListOptions(query: URLSearchParams, watch: boolean): ListOp
     sendInitialEvents: boolParam(query, 'sendInitialEvents'),
     timeoutSeconds,
   };
-  const errs = watch ? validateWatchOptions(opts) : validateListOptions(opts);
+  const watchParam = boolParam(query, 'watch') ?? false;
+  if (watchParam) setWatchListDefaults(opts);
+  const errs = watchParam ? validateWatchOptions(opts) : validateListOptions(opts);
   if (errs.length > 0) throw newInvalid(listOptionsKind, '', errs);
   return opts;
+}
+
+/**
+ * metainternalversion.SetListOptionsDefaults with the WatchList gate on (its 1.35 default): a
+ * watch from "" or "0" that names neither sendInitialEvents nor resourceVersionMatch is a
+ * watch-list, so with allowWatchBookmarks its initial state ends with the
+ * `k8s.io/initial-events-end` bookmark.
+ */
+function setWatchListDefaults(o: ListOptions): void {
+  if (o.sendInitialEvents !== undefined || o.resourceVersionMatch !== '') return;
+  if (o.resourceVersion === '' || o.resourceVersion === '0') {
+    o.sendInitialEvents = true;
+    o.resourceVersionMatch = 'NotOlderThan';
+  }
 }
 
 function validateListOptions(o: ListOptions): FieldError[] {
