@@ -307,6 +307,18 @@ describeBackends('resourceVersion semantics', (ctx) => {
       await legacy.close();
     });
 
+    test('sendInitialEvents=false from "" or "0" starts from now, without initial events', async () => {
+      await create('a');
+      for (const q of ['', '&resourceVersion=0']) {
+        const w = openWatch(t.base, `${cms}?watch=1&sendInitialEvents=false&resourceVersionMatch=NotOlderThan${q}`);
+        await new Promise((r) => setTimeout(r, 100));
+        const b = await create(`b${q.length}`);
+        const evs = await w.waitFor(1);
+        expect(evs.map((e) => [e.type, e.object.metadata.name])).toEqual([['ADDED', b.metadata.name]]);
+        await w.close();
+      }
+    });
+
     test('a legacy /watch/ path without ?watch=true validates its options as a list', async () => {
       const r = await t.call('GET', '/api/v1/watch/namespaces/default/configmaps?sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=1');
       expect(r.status).toBe(422);

@@ -39,7 +39,10 @@ export async function startWatch(store: Store, namespace: string, name: string, 
 
   let watcher;
   if (!sendInitial) {
-    const from = parseResourceVersion(rv);
+    // sendInitialEvents=false from "" or "0" starts from now, as kube's Cacher.Watch: "" from
+    // the store's current revision (getWatchCacheResourceVersion), "0" from the cache's
+    // (getAllEventsSinceLocked), read here with no wait before the watcher registers.
+    const from = rv === '' ? await store.storage.currentRevision() : rv === '0' ? cacher.cache.resourceVersion : parseResourceVersion(rv);
     watcher = cacher.watch(filter, out, { initial: false, fromRevision: from }, bookmarks);
     if (!watcher) {
       out.write(out.errorEvent(failure(410, 'Expired', `too old resource version: ${from} (${cacher.cache.oldestRevision})`).status));
