@@ -330,5 +330,16 @@ describeBackends('resourceVersion semantics', (ctx) => {
       expect((await w.waitFor(1)).map((e) => [e.type, e.object.metadata.name, e.object.metadata.resourceVersion])).toEqual([['ADDED', 'b', b.metadata.resourceVersion]]);
       await w.close();
     });
+
+    test('timeoutSeconds=0 and a timeout past 2^31 ms leave the watch open', async () => {
+      await create('a');
+      for (const q of ['timeoutSeconds=0', 'timeoutSeconds=3000000']) {
+        const w = openWatch(t.base, `${cms}?watch=1&${q}`);
+        await w.waitFor(1);
+        await new Promise((r) => setTimeout(r, 300));
+        expect(w.ended).toBe(false);
+        await w.close();
+      }
+    });
   });
 });

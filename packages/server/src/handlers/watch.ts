@@ -19,6 +19,12 @@ import { toStatusError } from '../respond.js';
 /** kube's default: a random duration between the minimum request timeout and twice it. */
 const minRequestTimeoutSeconds = 1800;
 
+/**
+ * A delay Node's timers keep: past 2^31-1 ms setTimeout fires at once, where kube's context
+ * deadline that far out is, for a watch, as good as none; 24.8 days stands in for it.
+ */
+const timerDelay = (ms: number) => Math.min(ms, 2 ** 31 - 1);
+
 export async function watchResource(s: RequestScope): Promise<void> {
   const opts = parseListOptions(s.query, true);
   // CBOR encodes []byte fields by the kinds' schemas: a server's first moments wait for them.
@@ -113,10 +119,11 @@ export async function watchResource(s: RequestScope): Promise<void> {
   res.setHeader('Cache-Control', 'no-cache, private');
   req.on('close', finish);
   res.on('close', finish);
-  const timeoutSeconds = opts.timeoutSeconds ?? Math.floor(minRequestTimeoutSeconds * (1 + Math.random()));
-  timer = setTimeout(finish, timeoutSeconds * 1000);
+  // timeoutSeconds=0 is no timeout of the client's own: the default, as kube's ListResource.
+  const timeoutSeconds = opts.timeoutSeconds || Math.floor(minRequestTimeoutSeconds * (1 + Math.random()));
+  timer = setTimeout(finish, timerDelay(timeoutSeconds * 1000));
   // kube sends a last bookmark 2 s before the timeout, so the client resumes from a fresh revision.
-  if (opts.allowWatchBookmarks && timeoutSeconds > 2) bookmarkTimer = setTimeout(() => active?.bookmark(), (timeoutSeconds - 2) * 1000);
+  if (opts.allowWatchBookmarks && timeoutSeconds > 2) bookmarkTimer = setTimeout(() => active?.bookmark(), timerDelay((timeoutSeconds - 2) * 1000));
 
   try {
     active = await startWatch(s.store, s.info.namespace, s.info.name, opts, out);
