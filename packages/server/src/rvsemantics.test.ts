@@ -287,6 +287,20 @@ describeBackends('resourceVersion semantics', (ctx) => {
       await w.close();
     });
 
+    test('a watch of one object by the /watch/ path refuses a field selector that does not name it', async () => {
+      await create('one'); await create('two');
+      for (const fs of ['metadata.name%3Dtwo', 'metadata.namespace%3Ddefault']) {
+        const r = await t.call('GET', `/api/v1/watch/namespaces/default/configmaps/one?fieldSelector=${fs}`);
+        expect({ status: r.status, reason: r.body.reason, message: r.body.message }).toEqual({ status: 400, reason: 'BadRequest', message: "fieldSelector metadata.name doesn't match requested name" });
+      }
+      // An unsupported field label is refused first, by the conversion.
+      const bad = await t.call('GET', '/api/v1/watch/namespaces/default/configmaps/one?fieldSelector=spec.x%3Dy');
+      expect(bad.body.message).toBe('"spec.x" is not a known field selector: only "metadata.name", "metadata.namespace"');
+      const w = openWatch(t.base, '/api/v1/watch/namespaces/default/configmaps/one?fieldSelector=metadata.name%3Done,metadata.namespace%3Ddefault');
+      expect((await w.waitFor(1)).map((e) => e.object.metadata.name)).toEqual(['one']);
+      await w.close();
+    });
+
     test('a watch from "" or "0" with bookmarks is a watch-list by default: its initial state ends with the annotated bookmark', async () => {
       // metainternalversion.SetListOptionsDefaults (WatchList on in 1.35): sendInitialEvents=true, NotOlderThan.
       await create('a');

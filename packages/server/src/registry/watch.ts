@@ -3,7 +3,7 @@
  * asked for, then the cache's events from the requested revision. Too old a revision is an
  * ERROR event carrying a 410 Expired Status, as kube sends it.
  */
-import { failure, isStatusError, type Status } from '@windlass/machinery';
+import { failure, isStatusError, newBadRequest, type Status } from '@windlass/machinery';
 import { CachedObject } from '../cacher/cachedobject.js';
 import type { WatchFilter, WatchOutput } from '../cacher/cachewatcher.js';
 import { parseResourceVersion, type ListOptions } from './listoptions.js';
@@ -25,6 +25,11 @@ export async function startWatch(store: Store, namespace: string, name: string, 
   const cacher = store.cacher!;
   await cacher.whenReady();
   const match = store.matcher(opts);
+  // A watch of one object (the /watch/ path) takes only a field selector naming that object,
+  // checked after the field labels' conversion, as kube's ListResource does.
+  if (name && !opts.fieldSelector.empty && opts.fieldSelector.requiresExactMatch('metadata.name') !== name) {
+    throw newBadRequest("fieldSelector metadata.name doesn't match requested name");
+  }
   const filter: WatchFilter = {
     prefix: name ? store.objectKey(namespace, name) : store.collectionPrefix(namespace),
     exactKey: !!name,
