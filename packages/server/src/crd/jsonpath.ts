@@ -1,6 +1,6 @@
 /**
  * The JSONPath subset CRDs' additionalPrinterColumns use (client-go's jsonpath, as kube's
- * CRD table convertor runs it): `.a.b`, `['a.b']`, `[0]`, `[*]`, `..a` and filters
+ * CRD table convertor runs it): `.a.b`, `.a\.b`, `['a.b']`, `[0]`, `[*]`, `..a` and filters
  * `[?(@.type=="Ready")]` comparing with ==, !=, <, <=, >, >=, or testing a field's presence.
  */
 
@@ -13,14 +13,21 @@ type Step =
 
 export class JSONPathError extends Error {}
 
+/** client-go's isTerminator: what ends a field name after `.`. */
+function isTerminator(c: string): boolean {
+  return ' \t\r\n.,[]$@{}'.includes(c);
+}
+
 function parseSteps(src: string): Step[] {
   const steps: Step[] = [];
   let i = 0;
+  // client-go's parseField: a name runs to the next terminator not escaped by a backslash, and
+  // the backslashes are dropped, so `.metadata.labels.strimzi\.io/cluster` names one label.
   const ident = () => {
-    const m = /^[^.[\]\s]+/.exec(src.slice(i));
-    if (!m) throw new JSONPathError(`unexpected path string at ${i}: ${src}`);
-    i += m[0].length;
-    return m[0];
+    const start = i;
+    while (i < src.length && !isTerminator(src[i])) i += src[i] === '\\' ? 2 : 1;
+    if (i === start) throw new JSONPathError(`unexpected path string at ${i}: ${src}`);
+    return src.slice(start, Math.min(i, src.length)).replace(/\\/g, '');
   };
   while (i < src.length) {
     const c = src[i];
