@@ -113,7 +113,7 @@ const invalidExamples: Record<string, string> = {
   'standard_gateway_duplicate-listeners.yaml': 'spec.listeners: Invalid value: Listener name must be unique within the Gateway',
   'standard_gateway_hostname-tcp.yaml': "spec.listeners: Invalid value: hostname must not be specified for protocols ['TCP', 'UDP']",
   'standard_gateway_hostname-udp.yaml': "spec.listeners: Invalid value: hostname must not be specified for protocols ['TCP', 'UDP']",
-  'standard_gateway_invalid-addresses.yaml': 'spec.addresses[0]: Invalid value: "": spec.addresses[0] in body must validate one and only one schema (oneOf)',
+  'standard_gateway_invalid-addresses.yaml': '<nil>: Invalid value: "": "spec.addresses[0]" must validate one and only one schema (oneOf). Found none valid',
   'standard_gateway_invalid-listener-name.yaml': 'spec.listeners[0].name: Invalid value: "bad>": spec.listeners[0].name in body should match',
   'standard_gateway_invalid-listener-port.yaml': 'spec.listeners[0].port: Invalid value: 123456789: spec.listeners[0].port in body should be less than or equal to 65535',
   'standard_gateway_invalid-tls-mode.yaml': 'spec.listeners: Invalid value: tls mode must be Terminate for protocol HTTPS',
@@ -214,7 +214,7 @@ test('a status write is checked against the status schema: causes under status, 
   expect(kubectl(s.kubeconfig, status([{ type: 'IPAddress', value: '1.2.3.4' }, { type: 'IPAddress', value: '1111:2222:3333:4444::' }, { type: 'Hostname', value: 'foo.bar' }])).stderr).toBe('');
   const refused = kubectl(s.kubeconfig, status([{ type: 'IPAddress', value: '1.2.3.4:8080' }, { type: 'Hostname', value: '*foo/bar' }, { type: 'Hostname', value: '12:34:56::' }]));
   expect(refused.stderr).toContain('status.addresses[0].value: Invalid value: "1.2.3.4:8080": addresses[0].value in body must be of type ipv4: "1.2.3.4:8080"');
-  expect(refused.stderr).toContain('status.addresses[0]: Invalid value: "": addresses[0] in body must validate one and only one schema (oneOf)');
+  expect(refused.stderr).toContain('status: Invalid value: "": "addresses[0]" must validate one and only one schema (oneOf). Found none valid');
 });
 
 test('PGO\'s PostgresCluster rules: optional syntax, a fieldPath into a map, int-or-string parameters', () => {

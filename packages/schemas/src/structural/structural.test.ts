@@ -165,8 +165,8 @@ const gateway: StructuralSchema = {
 
 test('oneOf and anyOf failing: the alternative that matched most reports its errors too, as kube-openapi does', () => {
   expect(validateCustomResource({ spec: { addresses: [{ type: 'IPAddress', value: '1.2.3.4:8080' }, { type: 'Hostname', value: 'x' }] } }, gateway)).toEqual([
-    { type: 'FieldValueInvalid', field: 'spec.addresses[0]', detail: 'Invalid value: "": spec.addresses[0] in body must validate one and only one schema (oneOf)' },
-    { type: 'FieldValueInvalid', field: 'spec.addresses[0].value', detail: 'Invalid value: "": spec.addresses[0].value in body must validate at least one schema (anyOf)' },
+    { type: 'FieldValueInvalid', field: '<nil>', detail: 'Invalid value: "": "spec.addresses[0]" must validate one and only one schema (oneOf). Found none valid' },
+    { type: 'FieldValueInvalid', field: '<nil>', detail: 'Invalid value: "": "spec.addresses[0].value" must validate at least one schema (anyOf)' },
     { type: 'FieldValueTypeInvalid', field: 'spec.addresses[0].value', detail: 'Invalid value: "1.2.3.4:8080": spec.addresses[0].value in body must be of type ipv4: "1.2.3.4:8080"' },
   ]);
 });
@@ -174,8 +174,43 @@ test('oneOf and anyOf failing: the alternative that matched most reports its err
 test('a status write: the status against its own schema, causes under status, messages within it', () => {
   const obj = { spec: { addresses: [{ type: 'IPAddress', value: 'not checked here' }] }, status: { addresses: [{ type: 'IPAddress', value: '::1' }, { type: 'IPAddress', value: 'bad' }] } };
   expect(validateCustomResourceStatus(obj, gateway).map((e) => [e.field, e.detail])).toEqual([
-    ['status.addresses[1]', 'Invalid value: "": addresses[1] in body must validate one and only one schema (oneOf)'],
-    ['status.addresses[1].value', 'Invalid value: "": addresses[1].value in body must validate at least one schema (anyOf)'],
+    ['status', 'Invalid value: "": "addresses[1]" must validate one and only one schema (oneOf). Found none valid'],
+    ['status', 'Invalid value: "": "addresses[1].value" must validate at least one schema (anyOf)'],
     ['status.addresses[1].value', 'Invalid value: "bad": addresses[1].value in body must be of type ipv4: "bad"'],
+  ]);
+});
+
+// Kyverno's GlobalContextEntry: exactly one of kubernetesResource and apiCall. Its conformance
+// test (test/conformance/chainsaw/globalcontext/validate-crd) expects kube's own words for both.
+const globalContextEntry: StructuralSchema = {
+  type: 'object',
+  properties: {
+    spec: {
+      type: 'object',
+      oneOf: [{ required: ['kubernetesResource'] }, { required: ['apiCall'] }],
+      properties: { kubernetesResource: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, apiCall: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+    },
+  },
+};
+
+test('anyOf, oneOf, allOf and not failures are kube-openapi\'s plain errors: at the nil path, the schema\'s path quoted in the message', () => {
+  const both = validateCustomResource({ spec: { kubernetesResource: {}, apiCall: {} } }, globalContextEntry);
+  expect(both).toEqual([
+    { type: 'FieldValueInvalid', field: '<nil>', detail: 'Invalid value: "": "spec" must validate one and only one schema (oneOf). Found 2 valid alternatives' },
+  ]);
+  expect(validateCustomResource({ spec: {} }, globalContextEntry)).toEqual([
+    { type: 'FieldValueInvalid', field: '<nil>', detail: 'Invalid value: "": "spec" must validate one and only one schema (oneOf). Found none valid' },
+    { type: 'FieldValueRequired', field: 'spec.kubernetesResource', detail: 'Required value' },
+  ]);
+  const combined: StructuralSchema = {
+    type: 'object',
+    properties: { spec: { type: 'object', properties: { n: { type: 'integer', allOf: [{ minimum: 1 }, { maximum: 5 }], not: { enum: [3] } } } } },
+  };
+  expect(validateCustomResource({ spec: { n: 9 } }, combined).map((e) => `${e.field}: ${e.detail}`)).toEqual([
+    'spec.n: Invalid value: 9: spec.n in body should be less than or equal to 5',
+    '<nil>: Invalid value: "": "spec.n" must validate all the schemas (allOf)',
+  ]);
+  expect(validateCustomResource({ spec: { n: 3 } }, combined).map((e) => `${e.field}: ${e.detail}`)).toEqual([
+    '<nil>: Invalid value: "": "spec.n" must not validate the schema (not)',
   ]);
 });

@@ -6,7 +6,7 @@
  * (`spec.x in body should be less than or equal to 10`). Then kube's list-type checks
  * (x-kubernetes-list-type set and map: duplicates). CEL rules are not evaluated.
  */
-import { fieldErr, isDNS1035Label, validateLabels, validateAnnotations, type FieldError } from '@windlass/machinery';
+import { fieldErr, goQuote, isDNS1035Label, validateLabels, validateAnnotations, type FieldError } from '@windlass/machinery';
 import { child, index, isObject, type StructuralSchema } from './schema.js';
 import { checkFormat } from './formats.js';
 
@@ -112,6 +112,16 @@ function alternatives(value: unknown, subs: StructuralSchema[], path: string): {
   return { passing, best };
 }
 
+/**
+ * kube-openapi's anyOf/oneOf/allOf/not failures are plain errors, not field validations, so kube's
+ * kubeOpenAPIResultToFieldErrors reports them at the validator's own path (nil for a custom
+ * resource: `<nil>: Invalid value: "": "spec" must validate …`), the failing schema's path only
+ * in the message. Here the field is empty; each caller names it as kube does.
+ */
+function composite(message: string): FieldError {
+  return fieldErr.invalid('', '', message);
+}
+
 /** Errors added unless already reported, as kube-openapi's Result.AddErrors does. */
 function mergeErrors(errs: FieldError[], more: FieldError[]): void {
   for (const e of more) if (!errs.some((x) => x.field === e.field && x.detail === e.detail)) errs.push(e);
@@ -137,25 +147,35 @@ export function validateValue(value: unknown, s: StructuralSchema, path: string,
     errs.push(fieldErr.typeInvalid(path, jsonType(value), `${inBody(path)} must be of type ${s.type}: ${JSON.stringify(jsonType(value))}`));
     return;
   }
-  for (const sub of s.allOf ?? []) validateValue(value, sub, path, errs);
+  // kube-openapi's schemaPropsValidator: anyOf, oneOf, allOf, then not.
   if (s.anyOf?.length) {
     const { passing, best } = alternatives(value, s.anyOf, path);
     if (passing === 0) {
-      errs.push(fieldErr.invalid(path, '', `${inBody(path)} must validate at least one schema (anyOf)`));
+      errs.push(composite(`${goQuote(path)} must validate at least one schema (anyOf)`));
       mergeErrors(errs, best);
     }
   }
   if (s.oneOf?.length) {
     const { passing, best } = alternatives(value, s.oneOf, path);
     if (passing !== 1) {
-      errs.push(fieldErr.invalid(path, '', `${inBody(path)} must validate one and only one schema (oneOf)`));
+      errs.push(composite(`${goQuote(path)} must validate one and only one schema (oneOf). ${passing === 0 ? 'Found none valid' : `Found ${passing} valid alternatives`}`));
       if (passing === 0) mergeErrors(errs, best);
     }
+  }
+  if (s.allOf?.length) {
+    let passing = 0;
+    for (const sub of s.allOf) {
+      const e: FieldError[] = [];
+      validateValue(value, sub, path, e);
+      if (e.length === 0) passing++;
+      mergeErrors(errs, e);
+    }
+    if (passing !== s.allOf.length) errs.push(composite(`${goQuote(path)} must validate all the schemas (allOf)${passing === 0 ? '. None validated' : ''}`));
   }
   if (s.not) {
     const e: FieldError[] = [];
     validateValue(value, s.not, path, e);
-    if (e.length === 0) errs.push(fieldErr.invalid(path, '', `${inBody(path)} must not validate the schema (not)`));
+    if (e.length === 0) errs.push(composite(`${goQuote(path)} must not validate the schema (not)`));
   }
   if (typeof value === 'string') validateString(value, s, path, errs);
   else if (typeof value === 'number') validateNumber(value, s, path, errs);
@@ -284,7 +304,8 @@ export function validateCustomResource(obj: Record<string, unknown>, schema: Str
   const rootSchema: StructuralSchema = { ...schema, properties: { ...(schema.properties ?? {}) } };
   delete rootSchema.properties!.metadata;
   validateValue(obj, rootSchema, '', errs, old && { value: { ...old, metadata: obj.metadata } });
-  return errs;
+  // kube's customResourceValidator passes a nil field path: errors without one print as <nil>.
+  return errs.map((e) => (e.field ? e : { ...e, field: '<nil>' }));
 }
 
 /** Whether the schema has CEL rules (x-kubernetes-validations) anywhere. */
