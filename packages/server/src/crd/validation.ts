@@ -9,7 +9,7 @@
 import { fieldErr, isDNS1035Label, isDNS1123Subdomain, type FieldError } from '@windlass/machinery';
 import { structural } from '@windlass/schemas';
 import { ruleCompileErrors } from './cel.js';
-import type { CRD, CRDVersion } from './types.js';
+import type { CRD, CRDVersion, PrinterColumn } from './types.js';
 
 type Schema = structural.StructuralSchema;
 
@@ -34,18 +34,20 @@ function internalVersion(v: CRDVersion, lifted: { schema: boolean; subresources:
   };
 }
 
-export function validateCRD(crd: CRD): FieldError[] {
+/** `old` on updates, where an API approval left as it was is not checked again. */
+export function validateCRD(crd: CRD, old?: CRD): FieldError[] {
   const errs: FieldError[] = [];
   const spec = crd.spec ?? ({} as CRD['spec']);
   const names = spec.names ?? ({} as CRD['spec']['names']);
   const name = crd.metadata.name ?? '';
   if (name !== `${names.plural}.${spec.group}`) errs.push(fieldErr.invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'));
   errs.push(...validateSpec(crd));
+  errs.push(...validateAPIApproval(crd, old));
   return errs;
 }
 
 export function validateCRDUpdate(crd: CRD, old: CRD): FieldError[] {
-  const errs = validateCRD(crd);
+  const errs = validateCRD(crd, old);
   if (crd.spec?.scope !== old.spec?.scope && (old.status?.storedVersions?.length ?? 0) > 0 && crd.spec?.scope) {
     // kube allows a scope change only while nothing is stored; established CRDs have stored versions.
     errs.push(fieldErr.invalid('spec.scope', crd.spec.scope, 'field is immutable'));
@@ -92,17 +94,24 @@ function validateSpec(crd: CRD): FieldError[] {
     for (const m of isDNS1035Label(v.name ?? '')) errs.push(fieldErr.invalid(`${path}.name`, v.name, m));
   });
   if (!versions.some((v) => v.served)) errs.push(fieldErr.invalid('spec.versions', versions.map((v) => internalVersion(v, lifted)), 'must have at least one version marked as served'));
+  // kube's validateCustomResourceDefinitionVersion: each version's own schema, subresources and
+  // columns; then validateCustomResourceDefinitionSpec checks those lifted to the spec.
+  versions.forEach((v, i) => {
+    const path = `spec.versions[${i}]`;
+    if (!lifted.schema) {
+      if (!v.schema?.openAPIV3Schema) errs.push(fieldErr.required(`${path}.schema.openAPIV3Schema`, 'schemas are required'));
+      else errs.push(...validateSchema(v.schema.openAPIV3Schema, `${path}.schema.openAPIV3Schema`));
+    }
+    if (!lifted.subresources) errs.push(...validateSubresources(v.subresources, `${path}.subresources`));
+    if (!lifted.columns) (v.additionalPrinterColumns ?? []).forEach((c, j) => errs.push(...validateColumn(c, `${path}.additionalPrinterColumns[${j}]`)));
+  });
   if (lifted.schema) {
     const schema = versions[0].schema?.openAPIV3Schema;
     if (!schema) versions.forEach((_, i) => errs.push(fieldErr.required(`spec.versions[${i}].schema.openAPIV3Schema`, 'schemas are required')));
     else errs.push(...validateSchema(schema, 'spec.validation.openAPIV3Schema'));
-  } else {
-    versions.forEach((v, i) => {
-      const path = `spec.versions[${i}].schema.openAPIV3Schema`;
-      if (!v.schema?.openAPIV3Schema) errs.push(fieldErr.required(path, 'schemas are required'));
-      else errs.push(...validateSchema(v.schema.openAPIV3Schema, path));
-    });
   }
+  if (lifted.subresources) errs.push(...validateSubresources(versions[0].subresources, 'spec.subresources'));
+  if (lifted.columns) (versions[0].additionalPrinterColumns ?? []).forEach((c, j) => errs.push(...validateColumn(c, `spec.additionalPrinterColumns[${j}]`)));
   // kube's ValidateCustomResourceDefinitionStoredVersions, over the status its strategy set.
   const stored = crd.status?.storedVersions ?? [];
   if (stored.length === 0) errs.push(fieldErr.invalid('status.storedVersions', stored, 'must have at least one stored version'));
@@ -110,6 +119,85 @@ function validateSpec(crd: CRD): FieldError[] {
   return errs;
 }
 
+
+const columnTypes = ['boolean', 'date', 'integer', 'number', 'string'];
+const columnFormats = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
+
+/** kube's validateSimpleJSONPath: a path in the dot notation, starting with a dot. */
+function simpleJSONPath(path: string, field: string): FieldError[] {
+  if (path === '') return [fieldErr.invalid(field, path, 'must not be empty')];
+  if (!path.startsWith('.')) return [fieldErr.invalid(field, path, 'must be a simple json path starting with .')];
+  return [];
+}
+
+/** kube's ValidateCustomResourceColumnDefinition; the internal field name JSONPath is its path. */
+function validateColumn(c: PrinterColumn, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!c.name) errs.push(fieldErr.required(`${path}.name`));
+  if (!c.type) errs.push(fieldErr.required(`${path}.type`, `must be one of ${columnTypes.join(',')}`));
+  else if (!columnTypes.includes(c.type)) errs.push(fieldErr.invalid(`${path}.type`, c.type, `must be one of ${columnTypes.join(',')}`));
+  if (c.format && !columnFormats.includes(c.format)) errs.push(fieldErr.invalid(`${path}.format`, c.format, `must be one of ${columnFormats.join(',')}`));
+  if (!c.jsonPath) errs.push(fieldErr.required(`${path}.JSONPath`));
+  else errs.push(...simpleJSONPath(c.jsonPath, `${path}.JSONPath`));
+  return errs;
+}
+
+/** kube's ValidateCustomResourceDefinitionSubresources: the scale paths are under .spec and .status. */
+function validateSubresources(sub: CRDVersion['subresources'], path: string): FieldError[] {
+  const scale = sub?.scale;
+  if (!scale) return [];
+  const errs: FieldError[] = [];
+  const under = (value: string | undefined, field: string, prefixes: string[], message: string, required: boolean) => {
+    if (!value) {
+      if (required) errs.push(fieldErr.required(`${path}.scale.${field}`));
+      return;
+    }
+    const bad = simpleJSONPath(value, `${path}.scale.${field}`);
+    if (bad.length > 0) errs.push(...bad);
+    else if (!prefixes.some((p) => value.startsWith(p))) errs.push(fieldErr.invalid(`${path}.scale.${field}`, value, message));
+  };
+  under(scale.specReplicasPath, 'specReplicasPath', ['.spec.'], 'should be a json path under .spec', true);
+  under(scale.statusReplicasPath, 'statusReplicasPath', ['.status.'], 'should be a json path under .status', true);
+  under(scale.labelSelectorPath, 'labelSelectorPath', ['.spec.', '.status.'], 'should be a json path under either .spec or .status', false);
+  return errs;
+}
+
+const approvalAnnotation = 'api-approved.kubernetes.io';
+
+/** apihelpers.GetAPIApprovalState: a URL approves, "unapproved…" bypasses, anything else is invalid. */
+function approvalState(crd: CRD): { state: 'missing' | 'bypassed' | 'approved' | 'invalid'; value: string } {
+  const value = crd.metadata.annotations?.[approvalAnnotation] ?? '';
+  if (value === '') return { state: 'missing', value };
+  if (value.startsWith('unapproved')) return { state: 'bypassed', value };
+  // Go's url.ParseRequestURI: an absolute URL (or path); approved when it has a scheme and a host.
+  try {
+    const u = new URL(value);
+    if (u.host !== '' && /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(value)) return { state: 'approved', value };
+  } catch {
+    // not a URL
+  }
+  return { state: 'invalid', value };
+}
+
+/**
+ * kube's validateAPIApproval: a CRD in a group of the Kubernetes community (k8s.io,
+ * kubernetes.io and their subdomains) needs the api-approved.kubernetes.io annotation; an update
+ * that leaves its state as it was is not checked.
+ */
+function validateAPIApproval(crd: CRD, old: CRD | undefined): FieldError[] {
+  const group = crd.spec?.group ?? '';
+  const isProtected = ['k8s.io', 'kubernetes.io'].some((g) => group === g || group.endsWith(`.${g}`));
+  if (!isProtected) return [];
+  const now = approvalState(crd);
+  if (old && approvalState(old).state === now.state) return [];
+  const field = `metadata.annotations[${approvalAnnotation}]`;
+  const link = 'see https://github.com/kubernetes/enhancements/pull/1111';
+  if (now.state === 'missing') return [fieldErr.required(field, `protected groups must have approval annotation "${approvalAnnotation}", ${link}`)];
+  if (now.state === 'invalid') {
+    return [fieldErr.invalid(field, now.value, `protected groups must have approval annotation "${approvalAnnotation}" with either a URL or a reason starting with "unapproved", ${link}`)];
+  }
+  return [];
+}
 
 function validateNames(names: CRD['spec']['names'], path: string): FieldError[] {
   const errs: FieldError[] = [];

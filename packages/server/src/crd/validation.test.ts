@@ -1,0 +1,72 @@
+/**
+ * CRD validation beside the schema, as kube 1.35's pkg/apis/apiextensions/validation does it:
+ * the API approval of the Kubernetes community's groups (validateAPIApproval), printer columns
+ * (ValidateCustomResourceColumnDefinition) and the scale subresource's paths
+ * (ValidateCustomResourceDefinitionSubresources), at the internal version's field paths.
+ */
+import { validateCRD, validateCRDUpdate } from './validation.js';
+import type { CRD, CRDVersion } from './types.js';
+
+const schema = { openAPIV3Schema: { type: 'object' } } as CRDVersion['schema'];
+
+function crd(group: string, versions: Partial<CRDVersion>[], annotations?: Record<string, string>): CRD {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+    metadata: { name: `widgets.${group}`, ...(annotations ? { annotations } : {}) },
+    spec: {
+      group, scope: 'Namespaced', names: { plural: 'widgets', kind: 'Widget' },
+      versions: versions.map((v, i) => ({ name: `v${i + 1}`, served: true, storage: i === 0, schema, ...v })),
+    },
+    status: { storedVersions: ['v1'] },
+  } as CRD;
+}
+
+const lines = (errs: { field: string; detail: string }[]) => errs.map((e) => `${e.field}: ${e.detail}`);
+
+test('a CRD in a k8s.io or kubernetes.io group needs the api-approved.kubernetes.io annotation', () => {
+  expect(lines(validateCRD(crd('x.k8s.io', [{}])))).toEqual([
+    'metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111',
+  ]);
+  expect(lines(validateCRD(crd('kubernetes.io', [{}], { 'api-approved.kubernetes.io': 'yes' })))).toEqual([
+    'metadata.annotations[api-approved.kubernetes.io]: Invalid value: "yes": protected groups must have approval annotation "api-approved.kubernetes.io" with either a URL or a reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111',
+  ]);
+  // Gateway API's annotation, a bypass, and a group that only looks alike.
+  expect(validateCRD(crd('gateway.networking.k8s.io', [{}], { 'api-approved.kubernetes.io': 'https://github.com/kubernetes-sigs/gateway-api/pull/3328' }))).toEqual([]);
+  expect(validateCRD(crd('x.k8s.io', [{}], { 'api-approved.kubernetes.io': 'unapproved, experimental-only' }))).toEqual([]);
+  expect(validateCRD(crd('notk8s.io', [{}]))).toEqual([]);
+  // An update that leaves the approval as it was is not checked again.
+  expect(validateCRDUpdate(crd('x.k8s.io', [{}]), crd('x.k8s.io', [{}]))).toEqual([]);
+});
+
+test('printer columns: a known type and format, a JSON path starting with a dot', () => {
+  const columns = [
+    { name: 'A', type: 'string', jsonPath: 'spec.a' },
+    { name: 'B', type: 'strang', jsonPath: '.spec.b', format: 'percent' },
+    { name: '', type: '', jsonPath: '' },
+  ] as CRDVersion['additionalPrinterColumns'];
+  expect(lines(validateCRD(crd('example.com', [{ additionalPrinterColumns: columns }])))).toEqual([
+    'spec.additionalPrinterColumns[0].JSONPath: Invalid value: "spec.a": must be a simple json path starting with .',
+    'spec.additionalPrinterColumns[1].type: Invalid value: "strang": must be one of boolean,date,integer,number,string',
+    'spec.additionalPrinterColumns[1].format: Invalid value: "percent": must be one of byte,date,date-time,double,float,int32,int64,password',
+    'spec.additionalPrinterColumns[2].name: Required value',
+    'spec.additionalPrinterColumns[2].type: Required value: must be one of boolean,date,integer,number,string',
+    'spec.additionalPrinterColumns[2].JSONPath: Required value',
+  ]);
+  // Columns that differ between versions are each version's own.
+  expect(lines(validateCRD(crd('example.com', [{ additionalPrinterColumns: [{ name: 'A', type: 'string', jsonPath: 'a' }] }, {}])))).toEqual([
+    'spec.versions[0].additionalPrinterColumns[0].JSONPath: Invalid value: "a": must be a simple json path starting with .',
+  ]);
+});
+
+test('the scale subresource reads replicas under .spec and .status, its selector under either', () => {
+  const scale = (s: Record<string, string>) => ({ subresources: { scale: s } }) as Partial<CRDVersion>;
+  expect(lines(validateCRD(crd('example.com', [scale({ specReplicasPath: '.foo.replicas', statusReplicasPath: 'status.replicas', labelSelectorPath: '.metadata.labels' })])))).toEqual([
+    'spec.subresources.scale.specReplicasPath: Invalid value: ".foo.replicas": should be a json path under .spec',
+    'spec.subresources.scale.statusReplicasPath: Invalid value: "status.replicas": must be a simple json path starting with .',
+    'spec.subresources.scale.labelSelectorPath: Invalid value: ".metadata.labels": should be a json path under either .spec or .status',
+  ]);
+  expect(validateCRD(crd('example.com', [scale({ specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' })]))).toEqual([]);
+  expect(lines(validateCRD(crd('example.com', [scale({ specReplicasPath: '.replicas', statusReplicasPath: '.status.replicas' }), {}])))).toEqual([
+    'spec.versions[0].subresources.scale.specReplicasPath: Invalid value: ".replicas": should be a json path under .spec',
+  ]);
+});
