@@ -315,7 +315,11 @@ describeBackends('custom resources', (ctx) => {
     const untyped = widgetCRD();
     (untyped.spec.versions[0].schema!.openAPIV3Schema.properties as Record<string, unknown>).spec = { properties: { a: { type: 'string', default: 3 } } };
     expect((await t.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions?dryRun=All', { body: untyped })).body.message)
-      .toBe(`CustomResourceDefinition.apiextensions.k8s.io "widgets.${group}" is invalid: [spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields, spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[a].default: Invalid value: "integer":  in body must be of type string: "integer"]`);
+      .toBe(`CustomResourceDefinition.apiextensions.k8s.io "widgets.${group}" is invalid: spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields`);
+    // Structural, the default its schema refuses is said (kube validates defaults only then).
+    (untyped.spec.versions[0].schema!.openAPIV3Schema.properties as Record<string, unknown>).spec = { type: 'object', properties: { a: { type: 'string', default: 3 } } };
+    expect((await t.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions?dryRun=All', { body: untyped })).body.message)
+      .toBe(`CustomResourceDefinition.apiextensions.k8s.io "widgets.${group}" is invalid: spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[a].default: Invalid value: "integer":  in body must be of type string: "integer"`);
   });
 });
 

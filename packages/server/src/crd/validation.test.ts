@@ -70,3 +70,39 @@ test('the scale subresource reads replicas under .spec and .status, its selector
     'spec.versions[0].subresources.scale.specReplicasPath: Invalid value: ".replicas": should be a json path under .spec',
   ]);
 });
+
+test('structural schemas: kube\'s ValidateStructural errors, sorted; defaults are checked only in a structural schema', () => {
+  const openAPIV3Schema = {
+    type: 'object',
+    properties: {
+      metadata: { type: 'object', properties: { labels: { type: 'object' } } },
+      spec: {
+        type: 'object',
+        properties: {
+          a: { type: 'string', default: 3 },
+          b: { type: 'string', 'x-kubernetes-embedded-resource': true },
+          c: { type: 'array' },
+          d: { 'x-kubernetes-int-or-string': true, 'x-kubernetes-preserve-unknown-fields': true },
+          e: { type: 'string', allOf: [{ type: 'string', description: 'd' }], anyOf: [{ properties: { metadata: { maxLength: 1 } } }] },
+          port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+        },
+      },
+    },
+  };
+  const p = 'spec.validation.openAPIV3Schema';
+  expect(lines(validateCRD(crd('example.com', [{ schema: { openAPIV3Schema } as CRDVersion['schema'] }])))).toEqual([
+    `${p}.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified`,
+    `${p}.properties[spec].properties[b].properties: Required value: must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields`,
+    `${p}.properties[spec].properties[b].type: Invalid value: "string": must be object if x-kubernetes-embedded-resource is true`,
+    `${p}.properties[spec].properties[c].items: Required value: must be specified`,
+    `${p}.properties[spec].properties[d].x-kubernetes-preserve-unknown-fields: Invalid value: true: must be false if x-kubernetes-int-or-string is true`,
+    `${p}.properties[spec].properties[e].allOf[0].description: Forbidden: must be empty to be structural`,
+    `${p}.properties[spec].properties[e].allOf[0].type: Forbidden: must be empty to be structural`,
+    `${p}.properties[spec].properties[e].anyOf[0].properties[metadata]: Forbidden: must not be specified in a nested context`,
+  ]);
+  // Structural, the default its own schema refuses is said.
+  const defaulted = { type: 'object', properties: { metadata: { type: 'object', properties: { name: { type: 'string', maxLength: 10 } } }, spec: { type: 'object', properties: { a: { type: 'string', default: 3 } } } } };
+  expect(lines(validateCRD(crd('example.com', [{ schema: { openAPIV3Schema: defaulted } as CRDVersion['schema'] }])))).toEqual([
+    `${p}.properties[spec].properties[a].default: Invalid value: "integer":  in body must be of type string: "integer"`,
+  ]);
+});

@@ -9,6 +9,7 @@
 import { fieldErr, isDNS1035Label, isDNS1123Subdomain, type FieldError } from '@windlass/machinery';
 import { structural } from '@windlass/schemas';
 import { ruleCompileErrors } from './cel.js';
+import { validateStructural } from './structural.js';
 import type { CRD, CRDVersion, PrinterColumn } from './types.js';
 
 type Schema = structural.StructuralSchema;
@@ -221,12 +222,12 @@ function validateNames(names: CRD['spec']['names'], path: string): FieldError[] 
 
 /** The structural-schema rules and kube's extra checks of one schema, walked with kube's paths. */
 function validateSchema(root: Schema, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  if (root.type !== 'object' && !root['x-kubernetes-preserve-unknown-fields']) {
-    if (!root.type) errs.push(fieldErr.required(`${path}.type`, 'must not be empty at the root'));
-    else errs.push(fieldErr.invalid(`${path}.type`, root.type, 'must be object at the root'));
-  }
-  walk(root, path, 'root', errs);
+  // kube's validateCustomResourceDefinitionValidation: a schema that is not structural has its
+  // errors said, else its defaults are validated; then the standard validator's checks.
+  const errs = validateStructural(root as never, path);
+  const standard: FieldError[] = [];
+  walk(root, path, errs.length === 0 ? errs : undefined, standard);
+  errs.push(...standard);
   // kube compiles the rules only of a schema without other errors (their types come from it).
   if (errs.length === 0) celRules(root, path, errs);
   return errs;
@@ -240,13 +241,9 @@ function celRules(s: Schema, path: string, errs: FieldError[]): void {
   if (s.items) celRules(s.items, `${path}.items`, errs);
 }
 
-function walk(s: Schema, path: string, where: 'root' | 'field' | 'item' | 'value', errs: FieldError[]): void {
+/** The standard validator's checks into `errs`; defaults that their schema refuses into `defaultErrs`, when given. */
+function walk(s: Schema, path: string, defaultErrs: FieldError[] | undefined, errs: FieldError[]): void {
   if (!s || typeof s !== 'object') return;
-  const loose = s['x-kubernetes-int-or-string'] === true || s['x-kubernetes-preserve-unknown-fields'] === true;
-  if (where !== 'root' && !s.type && !loose) {
-    const message = where === 'item' ? 'must not be empty for specified array items' : 'must not be empty for specified object fields';
-    errs.push(fieldErr.required(`${path}.type`, message));
-  }
   if ((s as { uniqueItems?: boolean }).uniqueItems === true) errs.push(fieldErr.forbidden(`${path}.uniqueItems`, 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic'));
   if (s.properties && s.additionalProperties !== undefined && s.additionalProperties !== false) {
     errs.push(fieldErr.forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
@@ -255,14 +252,14 @@ function walk(s: Schema, path: string, where: 'root' | 'field' | 'item' | 'value
   if (listType !== undefined && !['atomic', 'set', 'map'].includes(listType)) errs.push(fieldErr.notSupported(`${path}.x-kubernetes-list-type`, listType, ['atomic', 'set', 'map']));
   if (listType === 'map' && !(s['x-kubernetes-list-map-keys']?.length)) errs.push(fieldErr.required(`${path}.x-kubernetes-list-map-keys`, 'must not be empty if x-kubernetes-list-type is map'));
   if (listType !== undefined && s.type !== 'array') errs.push(fieldErr.invalid(`${path}.type`, s.type ?? '', 'must be array if x-kubernetes-list-type is specified'));
-  if (s.default !== undefined) {
+  if (s.default !== undefined && defaultErrs) {
     const withoutDefault: Schema = { ...s };
     delete withoutDefault.default;
     const found: FieldError[] = [];
     structural.validateValue(s.default, withoutDefault, '', found);
-    for (const e of found) errs.push({ ...e, field: e.field ? `${path}.default.${e.field}` : `${path}.default` });
+    for (const e of found) defaultErrs.push({ ...e, field: e.field ? `${path}.default.${e.field}` : `${path}.default` });
   }
-  for (const [name, prop] of Object.entries(s.properties ?? {})) walk(prop, `${path}.properties[${name}]`, 'field', errs);
-  if (structural.isObject(s.additionalProperties)) walk(s.additionalProperties as Schema, `${path}.additionalProperties`, 'value', errs);
-  if (s.items) walk(s.items, `${path}.items`, 'item', errs);
+  for (const [name, prop] of Object.entries(s.properties ?? {})) walk(prop, `${path}.properties[${name}]`, defaultErrs, errs);
+  if (structural.isObject(s.additionalProperties)) walk(s.additionalProperties as Schema, `${path}.additionalProperties`, defaultErrs, errs);
+  if (s.items) walk(s.items, `${path}.items`, defaultErrs, errs);
 }
