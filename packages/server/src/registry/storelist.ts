@@ -26,8 +26,9 @@ export interface ListSource {
 export async function listFrom(src: ListSource, prefix: string, match: ObjectMatcher, opts: ListOptions): Promise<ListResult> {
   const c = src.cacher;
   if (opts.continue) {
-    if (opts.resourceVersion !== '' && opts.resourceVersion !== '0') throw newBadRequest('specifying resource version is not allowed when using continue');
+    // The token is decoded first, as kube's storage.ValidateListOptions: a bad one is reported before a resourceVersion beside it.
     const token = decodeContinue(opts.continue, prefix);
+    if (opts.resourceVersion !== '' && opts.resourceVersion !== '0') throw newBadRequest('specifying resource version is not allowed when using continue');
     if (token.rv < 0) {
       // An inconsistent continuation (after compaction) reads the latest state.
       if (c) return pageFromTree(await currentState(src, opts.limit > 0), prefix, match, opts.limit, token.startKey, src.lists?.cache);
