@@ -19,6 +19,18 @@ export function prune(obj: Record<string, unknown>, schema: StructuralSchema | u
   return unknown;
 }
 
+/**
+ * kube's pruning.Prune of any value at a place in a schema (a `default`, say): drops unknown
+ * fields in place and returns their paths, relative to the value. `resourceRoot` when the value
+ * is a whole (embedded) resource, whose apiVersion, kind and metadata are kept.
+ */
+export function pruneAt(v: unknown, schema: StructuralSchema, resourceRoot: boolean): string[] {
+  const unknown: string[] = [];
+  if (isObject(v) && resourceRoot) pruneObject(v, schema, '', true, unknown);
+  else pruneValue(v, schema, '', unknown);
+  return unknown;
+}
+
 function pruneMetadata(meta: unknown, path: string, unknown: string[]): void {
   if (!isObject(meta)) return;
   for (const key of Object.keys(meta)) {

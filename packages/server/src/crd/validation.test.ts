@@ -106,3 +106,27 @@ test('structural schemas: kube\'s ValidateStructural errors, sorted; defaults ar
     `${p}.properties[spec].properties[a].default: Invalid value: "integer":  in body must be of type string: "integer"`,
   ]);
 });
+
+test('x-kubernetes-preserve-unknown-fields is true or absent, and a default has no field its schema would prune', () => {
+  const openAPIV3Schema = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        'x-kubernetes-preserve-unknown-fields': false,
+        properties: {
+          a: { type: 'object', default: { x: 1, y: 2 }, properties: { y: { type: 'integer' } } },
+          b: { type: 'object', default: { y: 2 }, properties: { y: { type: 'integer' } } },
+          c: { type: 'array', default: [{ z: 'q' }], items: { type: 'object', properties: { y: { type: 'string' } } } },
+          d: { type: 'object', default: { x: 1 }, 'x-kubernetes-preserve-unknown-fields': true },
+        },
+      },
+    },
+  };
+  expect(lines(validateCRD(crd('example.com', [{ schema: { openAPIV3Schema } as CRDVersion['schema'] }])))).toEqual([
+    // One version: kube's internal CRD keeps its schema as the top-level spec.validation.
+    'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-preserve-unknown-fields: Invalid value: false: must be true or undefined',
+    'spec.validation.openAPIV3Schema.properties[spec].properties[a].default: Invalid value: {"x":1,"y":2}: must not have unknown fields',
+    'spec.validation.openAPIV3Schema.properties[spec].properties[c].default: Invalid value: [{"z":"q"}]: must not have unknown fields',
+  ]);
+});

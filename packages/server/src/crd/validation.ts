@@ -222,12 +222,13 @@ function validateNames(names: CRD['spec']['names'], path: string): FieldError[] 
 
 /** The structural-schema rules and kube's extra checks of one schema, walked with kube's paths. */
 function validateSchema(root: Schema, path: string): FieldError[] {
-  // kube's validateCustomResourceDefinitionValidation: a schema that is not structural has its
-  // errors said, else its defaults are validated; then the standard validator's checks.
-  const errs = validateStructural(root as never, path);
+  // kube's validateCustomResourceDefinitionValidation: the standard validator's checks, then a
+  // schema that is not structural has its errors said, else its defaults are validated.
+  const structuralErrs = validateStructural(root as never, path);
   const standard: FieldError[] = [];
-  walk(root, path, errs.length === 0 ? errs : undefined, standard);
-  errs.push(...standard);
+  const defaults: FieldError[] = [];
+  walk(root, path, structuralErrs.length === 0 ? defaults : undefined, standard);
+  const errs = [...standard, ...structuralErrs, ...defaults];
   // kube compiles the rules only of a schema without other errors (their types come from it).
   if (errs.length === 0) celRules(root, path, errs);
   return errs;
@@ -248,6 +249,7 @@ function walk(s: Schema, path: string, defaultErrs: FieldError[] | undefined, er
   if (s.properties && s.additionalProperties !== undefined && s.additionalProperties !== false) {
     errs.push(fieldErr.forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
   }
+  if (s['x-kubernetes-preserve-unknown-fields'] === false) errs.push(fieldErr.invalid(`${path}.x-kubernetes-preserve-unknown-fields`, false, 'must be true or undefined'));
   const listType = s['x-kubernetes-list-type'];
   if (listType !== undefined && !['atomic', 'set', 'map'].includes(listType)) errs.push(fieldErr.notSupported(`${path}.x-kubernetes-list-type`, listType, ['atomic', 'set', 'map']));
   if (listType === 'map' && !(s['x-kubernetes-list-map-keys']?.length)) errs.push(fieldErr.required(`${path}.x-kubernetes-list-map-keys`, 'must not be empty if x-kubernetes-list-type is map'));
@@ -255,6 +257,10 @@ function walk(s: Schema, path: string, defaultErrs: FieldError[] | undefined, er
   if (s.default !== undefined && defaultErrs) {
     const withoutDefault: Schema = { ...s };
     delete withoutDefault.default;
+    // kube's ValidateDefaults: a default its own schema would prune is refused (v1 requires pruned defaults).
+    if (structural.pruneAt(structuredClone(s.default), s, s['x-kubernetes-embedded-resource'] === true).length > 0) {
+      defaultErrs.push(fieldErr.invalid(`${path}.default`, s.default, 'must not have unknown fields'));
+    }
     const found: FieldError[] = [];
     structural.validateValue(s.default, withoutDefault, '', found);
     for (const e of found) defaultErrs.push({ ...e, field: e.field ? `${path}.default.${e.field}` : `${path}.default` });
