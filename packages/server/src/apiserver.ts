@@ -21,9 +21,9 @@ import { maxRequestBodyBytes, readBody } from './requestbody.js';
 
 /** The socket write buffer before backpressure: twice the largest request body, so any object's answer fits. */
 const answerBufferBytes = 2 * maxRequestBodyBytes;
-import { apiGroup, apiGroupList, apiResourceList, apiVersions, serverVersion } from './discovery.js';
-import { aggregatedDiscovery, aggregatedDiscoveryType, writeAggregatedDiscovery } from './aggregateddiscovery.js';
+import { serveDiscovery } from './discoveryroutes.js';
 import { refuseComputed, refuseSubresource } from './handlers/notserved.js';
+import { notFoundStatus } from './discoveryroutes.js';
 import { checkNamespaceDeletable, namespaceDeletionRequested, namespaceExists } from './admission/namespacelifecycle.js';
 import { NamespaceController } from './controllers/namespace.js';
 import { ResourceQuotaController } from './controllers/resourcequota.js';
@@ -70,7 +70,6 @@ import { TokenController } from './registry/kinds/core/tokencontroller.js';
 export type { UserInfo } from './registry/types.js';
 export type { Authenticator } from './filters/authentication.js';
 
-const notFoundStatus = () => failure(404, 'NotFound', 'the server could not find the requested resource', {});
 
 export interface APIServerOptions {
   storage: Storage;
@@ -307,7 +306,7 @@ export class APIServer {
     app.use(nonResourceMetrics(this.operations.requests));
     app.use(openAPIRoutes(this.registry, this.crdController, () => this.aggregator.available.openAPIDocuments()));
     app.use(serviceAccountIssuerDiscovery(this.opts.authenticator?.serviceAccounts, () => this.address));
-    app.use((req, res) => this.serveNonResource(req, res));
+    app.use((req, res) => serveDiscovery(req, res, this.registry, this.aggregator, this.address));
     app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
       const e = err as { type?: string; limit?: number };
       if (e.type === 'entity.too.large') return writeError(res, newRequestEntityTooLarge(`limit is ${maxRequestBodyBytes}`));
@@ -457,65 +456,6 @@ export class APIServer {
       out.push({ def: store.def, cacher: store.cacher });
     }
     return out;
-  }
-
-  /**
-   * Discovery and /version, routed as kube-apiserver 1.35's handlers are: /apis, /apis/ and
-   * /apis/<group>[/] on kube-aggregator's path mux answer every method; /api[/<version>],
-   * /apis/<group>/<version> and /version are go-restful web services with one GET route, so
-   * another method (HEAD included) is go-restful's 405 as a Status, and a path under them
-   * that no route matches is its 404 Status. Anything else is the plain 404 page.
-   */
-  private serveNonResource(req: Request, res: Response): void {
-    // kube's WithCacheControl, for every answer that does not choose its own caching.
-    res.setHeader('Cache-Control', 'no-cache, private');
-    const pretty = typeof req.query.pretty === 'string' ? req.query.pretty : null;
-    const path = req.path;
-    const parts = path.split('/').filter(Boolean);
-    const get = req.method === 'GET';
-    const aggregated = path === '/apis' || ((path === '/api' || path === '/api/') && get) ? aggregatedDiscoveryType(req.headers.accept) : undefined;
-    if (aggregated) {
-      const { pretty: p } = negotiate(undefined, { userAgent: req.headers['user-agent'], pretty });
-      const local = aggregatedDiscovery(this.registry, parts[0] === 'api');
-      const doc = parts[0] === 'api' ? local : this.aggregator.mergeAggregated(local);
-      const mediaType = aggregated.startsWith(protobufMediaType) ? protobufMediaType : 'application/json';
-      return writeAggregatedDiscovery(req, res, doc, encodeBody(doc, { mediaType, pretty: p }), aggregated);
-    }
-    let doc: unknown;
-    let restful = false;
-    if (parts[0] === 'version' && parts.length === 1) {
-      if (!get) return writeError(res, newMethodNotAllowed());
-      return writeObject(res, 200, serverVersion, { mediaType: 'application/json', pretty: true });
-    }
-    if (parts[0] === 'api') {
-      // go-restful's /api and /api/<version> web services own every path under /api.
-      restful = true;
-      if (parts.length === 1) doc = apiVersions(this.address);
-      else if (parts.length === 2) doc = apiResourceList(this.registry, parts[1]);
-    } else if (parts[0] === 'apis') {
-      if (parts.length === 1) doc = this.aggregator.mergeGroupList(apiGroupList(this.registry));
-      else if (parts.length === 2) doc = apiGroup(this.registry, parts[1]) ?? this.aggregator.remoteGroup(parts[1]);
-      else if (this.registry.hasGroup(parts[1])) {
-        restful = true;
-        if (parts.length === 3) doc = apiResourceList(this.registry, `${parts[1]}/${parts[2]}`);
-      } else if (parts.length === 3) {
-        // A remote APIService's group version: its discovery document is its server's.
-        const remote = this.aggregator.remote(parts[1], parts[2]);
-        if (remote) {
-          void this.aggregator.proxy(req, res, (req as Request & { user?: UserInfo }).user ?? anonymousUser, remote);
-          return;
-        }
-      }
-    }
-    if (doc === undefined) return restful ? writeError(res, notFoundStatus()) : notFoundPage(res);
-    if (restful && !get) return writeError(res, newMethodNotAllowed());
-    let n: Negotiated;
-    try {
-      n = negotiate(req.headers.accept, { userAgent: req.headers['user-agent'], pretty, protobuf: true });
-    } catch (err) {
-      return writeError(res, err);
-    }
-    writeObject(res, 200, doc, n);
   }
 
   private async serveResource(req: IncomingMessage, res: ServerResponse, info: RequestInfo, query: URLSearchParams): Promise<void> {

@@ -17,7 +17,7 @@ import { parseApplyBody } from './apply.js';
 import { withWarnings } from './write.js';
 import { makePath } from '@windlass/patch';
 import { writeObject } from '../respond.js';
-import { checkUIDPrecondition } from '../registry/store.js';
+import { checkUIDPrecondition } from '../registry/preconditions.js';
 import { decodeObjectBody } from './body.js';
 import { decodeTyped, typedDecoder } from './typed.js';
 import { parseModifyOptions } from './options.js';

@@ -24,6 +24,8 @@ import { semanticEqual } from './semanticequal.js';
 import type { ListSeries } from '../metrics/listmetrics.js';
 import { planDeletion, type GracefulOptions } from './gracefuldeletion.js';
 import { fieldManagerFor } from '../fieldmanager/forkind.js';
+import { ServedVersion } from './servedversion.js';
+import { checkUIDPrecondition, preconditionFailed, isDefinitiveConflict } from './preconditions.js';
 
 export interface WriteOptions {
   dryRun: boolean;
@@ -86,6 +88,8 @@ export class Store {
   ctx?: StoreContext;
   /** apiserver_storage_list_* and apiserver_cache_list_* of this resource. */
   readonly lists?: ListSeries;
+  /** The served version's view of stored objects (conversion from and to the storage version). */
+  private readonly versions: ServedVersion;
 
   /**
    * The definition whose behaviour applies to stored objects: the storage version's for a
@@ -100,54 +104,19 @@ export class Store {
     // Errors name what is stored: kube answers `Event "x" is invalid` through events.k8s.io too.
     this.gr = { group: this.kind.group, resource: this.kind.resource };
     this.attrsOf = objectAttrs(this.kind);
+    this.versions = new ServedVersion(def, this.kind, this.attrsOf);
     this.lists = listSeriesFor(storage, this.resourcePrefix);
     this.inFlight = inFlightWritesOf(storage);
   }
 
-  /** A body of the served version as the storage version holds it (identity without conversion). */
-  private toStorage(obj: KubeObject): KubeObject {
-    return this.kind !== this.def && this.def.conversion ? this.def.conversion.toStorage(obj) : obj;
-  }
-
   /** A stored object as the served version shows it. */
   fromStorage(obj: KubeObject): KubeObject {
-    return this.kind !== this.def && this.def.conversion ? this.def.conversion.fromStorage(obj) : obj;
-  }
-
-  /** The converter that calls out (a CRD's conversion webhook), for a version served by one. */
-  private get outsideConversion(): ((objs: KubeObject[], toStorage: boolean) => Promise<KubeObject[]>) | undefined {
-    return this.kind !== this.def ? this.def.conversion?.convert : undefined;
-  }
-
-  private async toStorageAsync(obj: KubeObject): Promise<KubeObject> {
-    const convert = this.outsideConversion;
-    return convert ? (await convert([obj], true))[0] : this.toStorage(obj);
-  }
-
-  private async fromStorageAsync(obj: KubeObject): Promise<KubeObject> {
-    const convert = this.outsideConversion;
-    return convert ? (await convert([obj], false))[0] : this.fromStorage(obj);
-  }
-
-  /** Cached objects as this version serves them, the ones not converted before in one outside call. */
-  private async servedAll(items: CachedObject[]): Promise<CachedObject[]> {
-    const convert = this.outsideConversion;
-    if (!convert) return items.map((i) => this.served(i));
-    const missing = items.filter((i) => !this.views.has(i));
-    if (missing.length > 0) {
-      const converted = await convert(missing.map((i) => i.object), false);
-      missing.forEach((i, n) => this.views.set(i, CachedObject.fromObject(i.key, i.revision, converted[n], this.attrsOf)));
-    }
-    return items.map((i) => this.views.get(i)!);
-  }
-
-  private async servedOne(item: CachedObject): Promise<CachedObject> {
-    return this.outsideConversion ? (await this.servedAll([item]))[0] : this.served(item);
+    return this.versions.fromStorage(obj);
   }
 
   /** Whether this version is served by a conversion webhook (its reads may call out). */
   get convertsByWebhook(): boolean {
-    return this.outsideConversion !== undefined;
+    return this.versions.convertsByWebhook;
   }
 
   /**
@@ -155,31 +124,23 @@ export class Store {
    * yet): `served` would only apply the None conversion; await `servedConverted` first.
    */
   convertsOutside(cached: CachedObject): boolean {
-    return this.outsideConversion !== undefined && !this.views.has(cached);
+    return this.versions.convertsOutside(cached);
   }
 
   /** The cached object as this version serves it, converted by the webhook when one serves it. */
   servedConverted(cached: CachedObject): Promise<CachedObject> {
-    return this.servedOne(cached);
+    return this.versions.servedOne(cached);
   }
-
-  private readonly views = new WeakMap<CachedObject, CachedObject>();
-  private readonly inFlight: InFlightWrites;
 
   /**
    * A cached object as this version serves it: itself, or its conversion, made once per
    * cached object and shared by every reader of this version (watchers included).
    */
   served(cached: CachedObject): CachedObject {
-    if (this.kind === this.def) return cached;
-    let view = this.views.get(cached);
-    if (!view) this.views.set(cached, (view = CachedObject.fromObject(cached.key, cached.revision, this.fromStorage(cached.object), this.attrsOf)));
-    return view;
+    return this.versions.served(cached);
   }
 
-  private async servedList(result: ListResult): Promise<ListResult> {
-    return this.kind === this.def ? result : { ...result, items: await this.servedAll(result.items) };
-  }
+  private readonly inFlight: InFlightWrites;
 
   addCreateAdmission(a: CreateAdmission): void {
     this.createAdmission.push(a);
@@ -221,14 +182,14 @@ export class Store {
       if (fromCache) {
         const cached = c.cache.tree.get(key);
         if (!cached) throw newNotFound(this.gr, name);
-        return this.servedOne(cached);
+        return this.versions.servedOne(cached);
       }
     } else if (resourceVersion !== '' && resourceVersion !== '0') {
       await waitForRevision(this.storage, parseResourceVersion(resourceVersion));
     }
     const kv = await this.storage.get(key);
     if (!kv) throw newNotFound(this.gr, name);
-    return this.servedOne(CachedObject.fromStored(kv.key, kv.modRevision, kv.value, this.attrsOf));
+    return this.versions.servedOne(CachedObject.fromStored(kv.key, kv.modRevision, kv.value, this.attrsOf));
   }
 
   matcher(opts: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>): ObjectMatcher {
@@ -237,7 +198,7 @@ export class Store {
 
   /** list, by the resourceVersion semantics of spec 4.4. */
   async list(namespace: string, opts: ListOptions): Promise<ListResult> {
-    return this.servedList(await this.listStored(namespace, opts));
+    return this.versions.servedList(await this.listStored(namespace, opts));
   }
 
   private listStored(namespace: string, opts: ListOptions): Promise<ListResult> {
@@ -270,14 +231,14 @@ export class Store {
   async create(namespace: string, body: KubeObject, opts: WriteOptions): Promise<CachedObject> {
     const created = await this.createStored(namespace, body, opts);
     if (!opts.dryRun) for (const hook of this.afterCreate) await hook(created.object);
-    return this.servedOne(created);
+    return this.versions.servedOne(created);
   }
 
   private async createStored(namespace: string, body: KubeObject, opts: WriteOptions): Promise<CachedObject> {
     this.def.strategy.defaults?.(body);
     const sameVersion = this.kind === this.def;
     if (!sameVersion) await this.recordManagedFields(undefined, body, opts);
-    const obj = await this.toStorageAsync(body);
+    const obj = await this.versions.toStorageAsync(body);
     const s = this.kind.strategy;
     s.normalize?.(obj);
     if (sameVersion) await this.recordManagedFields(undefined, obj, opts);
@@ -350,7 +311,7 @@ export class Store {
    * one (throwing to abort); a storage conflict re-reads and retries (kube's GuaranteedUpdate).
    */
   async guaranteedUpdate(namespace: string, name: string, tryUpdate: (current: KubeObject) => KubeObject | Promise<KubeObject>, opts: WriteOptions): Promise<CachedObject> {
-    return this.servedOne(await this.guaranteedUpdateStored(namespace, name, tryUpdate, opts));
+    return this.versions.servedOne(await this.guaranteedUpdateStored(namespace, name, tryUpdate, opts));
   }
 
   private async guaranteedUpdateStored(namespace: string, name: string, tryUpdate: (current: KubeObject) => KubeObject | Promise<KubeObject>, opts: WriteOptions): Promise<CachedObject> {
@@ -364,13 +325,13 @@ export class Store {
       let next: KubeObject;
       let finish = finishNothing;
       try {
-        const desired = await tryUpdate(await this.fromStorageAsync(this.decodeCurrent(kv)));
+        const desired = await tryUpdate(await this.versions.fromStorageAsync(this.decodeCurrent(kv)));
         if (opts.raw) next = desired;
         else ({ obj: next, finish } = await this.prepareUpdate(desired, current, opts));
       } catch (err) {
         // A precondition or check that failed on the cache's copy is asked again of the store's,
         // unless no newer copy could pass it.
-        if (!fromCache || definitive.has(err as object)) throw err;
+        if (!fromCache || isDefinitiveConflict(err)) throw err;
         kv = await this.storage.get(key);
         fromCache = false;
         continue;
@@ -459,7 +420,7 @@ export class Store {
     this.def.strategy.defaults?.(body);
     const sameVersion = this.kind === this.def;
     if (!sameVersion) await this.recordManagedFields(current, body, opts);
-    const desired = await this.toStorageAsync(body);
+    const desired = await this.versions.toStorageAsync(body);
     const s = this.kind.strategy;
     const name = current.metadata.name!;
     const sub = opts.subresource ?? '';
@@ -510,7 +471,7 @@ export class Store {
     if (!fm) return;
     const m = (body.metadata ??= {});
     if (!current) for (const f of ['creationTimestamp', 'uid', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink'] as const) delete m[f];
-    fm.update(current && (await this.fromStorageAsync(current)), body, opts.manager ?? 'kube-apiserver', opts.managerSubresource ?? opts.subresource ?? '');
+    fm.update(current && (await this.versions.fromStorageAsync(current)), body, opts.manager ?? 'kube-apiserver', opts.managerSubresource ?? opts.subresource ?? '');
   }
 
   private goEncoding?: GoEncoder | null;
@@ -614,7 +575,7 @@ export class Store {
    */
   async delete(namespace: string, name: string, opts: DeleteOptions): Promise<{ object: KubeObject; removed: boolean }> {
     const result = await this.deleteStored(namespace, name, opts);
-    return this.kind === this.def ? result : { ...result, object: await this.fromStorageAsync(result.object) };
+    return this.kind === this.def ? result : { ...result, object: await this.versions.fromStorageAsync(result.object) };
   }
 
   private async deleteStored(namespace: string, name: string, opts: DeleteOptions): Promise<{ object: KubeObject; removed: boolean }> {
@@ -739,24 +700,6 @@ function ownWrite(err: unknown, code: 'KeyExists', stored: Buffer): KeyValue | u
   if (!isStorageError(err, code)) return undefined;
   const current = err.details.current;
   return current && current.value.equals(stored) ? current : undefined;
-}
-
-/** Conflicts that no newer state of the object could resolve (see preconditionFailed). */
-const definitive = new WeakSet<object>();
-
-/** storage.Preconditions.Check: a uid the request names must be the stored object's. */
-export function checkUIDPrecondition(gr: GroupResource, name: string, uid: string, current: KubeObject): void {
-  if (uid !== current.metadata.uid) throw newConflict(gr, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid ?? ''}`);
-}
-
-/**
- * A resourceVersion precondition that does not hold. When it is older than the copy it was
- * checked against, every later state fails it too, so a stale cache copy need not be re-read.
- */
-function preconditionFailed(gr: GroupResource, name: string, precondition: string, current: KubeObject): StatusError {
-  const err = newConflict(gr, name, OptimisticLockErrorMsg);
-  if (Number(precondition) < Number(current.metadata.resourceVersion)) definitive.add(err);
-  return err;
 }
 
 /** A status write changes only status (and metadata): everything else is the stored object's. */
