@@ -251,8 +251,8 @@ function queryCases(): Case[] {
       // kube's storage.ValidateListOptions decodes the token first, then refuses a resourceVersion beside it.
       badRequest(`${what}: continue with a resourceVersion`, `${list}?limit=1&resourceVersion=5&continue=${token({ v: 'meta.k8s.io/v1', rv: 1, start: 'a' })}`, 'specifying resource version is not allowed when using continue'),
       badRequest(`${what}: a bad continue with a resourceVersion`, `${list}?limit=1&resourceVersion=5&continue=abc`, "invalid continue token: continue key is not valid: invalid character 'i' looking for beginning of value"),
-      badRequest(`${what}: resourceVersion not a number`, `${list}?resourceVersion=abc`, 'invalid resource version: "abc"'),
-      badRequest(`${what}: watch from a garbage resourceVersion`, `${list}?watch=1&resourceVersion=abc`, 'invalid resource version: "abc"'),
+      badRequest(`${what}: resourceVersion not a number`, `${list}?resourceVersion=abc`, 'invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax'),
+      badRequest(`${what}: watch from a garbage resourceVersion`, `${list}?watch=1&resourceVersion=abc`, 'invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax'),
       badRequest(`${what}: timeoutSeconds not a number`, `${list}?watch=1&timeoutSeconds=abc`, 'strconv.ParseInt: parsing "abc": invalid syntax'),
       invalidList(`${what}: resourceVersionMatch unknown`, `${list}?resourceVersion=1&resourceVersionMatch=Bogus`, 'resourceVersionMatch: Unsupported value: "Bogus": supported values: "Exact", "NotOlderThan", ""'),
       invalidList(`${what}: resourceVersionMatch without resourceVersion`, `${list}?resourceVersionMatch=Exact`, 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'),

@@ -3,7 +3,7 @@
  * ValidateListOptions does (422 Invalid on ListOptions.meta.k8s.io).
  */
 import {
-  fieldErr, newBadRequest, newInvalid, parseFieldSelector, parseLabelSelector,
+  fieldErr, fieldErrorString, newBadRequest, newInvalid, parseFieldSelector, parseLabelSelector,
   type FieldError, type FieldSelector, type LabelSelector,
 } from '@windlass/machinery';
 import { boolParam, int64Param } from './queryparams.js';
@@ -97,6 +97,15 @@ function validateWatchOptions(o: ListOptions): FieldError[] {
 
 /** Parses a client-supplied resourceVersion; kube answers 400 for a non-numeric one. */
 export function parseResourceVersion(rv: string): number {
-  if (!/^\d+$/.test(rv)) throw newBadRequest(`invalid resource version: ${JSON.stringify(rv)}`);
+  if (!/^\d+$/.test(rv) || BigInt(rv) > maxUint64) {
+    // kube's APIObjectVersioner.ParseResourceVersion (strconv.ParseUint's error as a field error),
+    // as storage.ValidateListOptions reports it. kube's GET and watch return the same text as a
+    // 500 (the versioner's error is not a Status there); a client's mistake is a 400 here.
+    const why = /^\d+$/.test(rv) ? 'value out of range' : 'invalid syntax';
+    const detail = `strconv.ParseUint: parsing ${JSON.stringify(rv)}: ${why}`;
+    throw newBadRequest(`invalid resource version: ${fieldErrorString(fieldErr.invalid('resourceVersion', rv, detail))}`);
+  }
   return Number(rv);
 }
+
+const maxUint64 = 2n ** 64n - 1n;
