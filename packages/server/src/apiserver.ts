@@ -435,10 +435,11 @@ export class APIServer {
       { name: 'ping', check: () => undefined },
       { name: 'log', check: () => undefined },
       // kube's --etcd-healthcheck-timeout (2s) and --etcd-readycheck-timeout (2s).
-      { name: 'etcd', check: () => withTimeout(2000, () => storage.currentRevision()) },
+      // The read gives up waiting for an unreachable etcd with the check, not --request-timeout later.
+      { name: 'etcd', check: () => withTimeout(2000, () => storage.currentRevision({ waitMs: 2000 })) },
     ];
     if (endpoint === 'readyz') {
-      checks.push({ name: 'etcd-readiness', check: () => withTimeout(2000, () => storage.currentRevision()) });
+      checks.push({ name: 'etcd-readiness', check: () => withTimeout(2000, () => storage.currentRevision({ waitMs: 2000 })) });
       checks.push({ name: 'informer-sync', check: () => { if (this.cachedResources().some((r) => !r.cacher.live)) throw new Error('watch caches not synced'); } });
     }
     checks.push({ name: 'poststarthook/start-system-namespaces-controller', check: () => { if (!this.bootstrapped) throw new Error('not finished'); } });

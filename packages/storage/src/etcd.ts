@@ -221,9 +221,9 @@ export class EtcdStorage implements Storage {
   }
 
   /** A linearizable read of any key: its header carries the store revision. */
-  async currentRevision(): Promise<number> {
+  async currentRevision(opts: { waitMs?: number } = {}): Promise<number> {
     this.checkOpen();
-    const res = await etcdCall(() => this.untilSent(() => readRetry.execute(() => this.rangeCall({ key: PROBE_KEY, countOnly: true }))));
+    const res = await etcdCall(() => this.untilSent(() => readRetry.execute(() => this.rangeCall({ key: PROBE_KEY, countOnly: true })), opts.waitMs));
     return res.revision;
   }
 

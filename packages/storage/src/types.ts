@@ -108,8 +108,11 @@ export interface Storage {
    * Below the compacted revision the listener's error() gets StorageError Compacted.
    */
   watch(prefix: string, fromRevision: number, listener: WatchListener, opts?: WatchOptions): Promise<WatchHandle>;
-  /** The current store revision, read linearizably. */
-  currentRevision(): Promise<number>;
+  /**
+   * The current store revision, read linearizably. `waitMs` bounds how long the read waits for a
+   * store it cannot reach (a health check's timeout); the store's own default otherwise.
+   */
+  currentRevision(opts?: { waitMs?: number }): Promise<number>;
   /**
    * The current revision without a round trip, where the store lives in this process: every
    * write acknowledged so far is at or below it. Absent where it takes a read (etcd).

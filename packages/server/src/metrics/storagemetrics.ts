@@ -247,9 +247,9 @@ export class MeteredStorage implements Storage {
     }, opts);
   }
 
-  currentRevision(): Promise<number> {
+  currentRevision(opts?: { waitMs?: number }): Promise<number> {
     // A count-only read of the whole registry in kube's etcd3 store.
-    return this.timed(this.m.seriesFor('').op('listWithCount'), this.inner.currentRevision());
+    return this.timed(this.m.seriesFor('').op('listWithCount'), this.inner.currentRevision(opts));
   }
 
   compact(revision: number): Promise<void> {

@@ -122,6 +122,18 @@ test('a call that waited the whole unavailableWaitMs for etcd fails Unavailable,
   } finally {
     await s.close();
   }
+  // A read given its own bound (a health check's) gives up then, whatever the store's default.
+  await proxy.up();
+  const patient = await EtcdStorage.connect({ endpoints: [proxy.url] });
+  try {
+    await proxy.down();
+    const started = Date.now();
+    const err = await patient.currentRevision({ waitMs: 300 }).catch((e: unknown) => e);
+    expect(isStorageError(err, 'Unavailable')).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5000);
+  } finally {
+    await patient.close();
+  }
   const check = await EtcdStorage.connect({ endpoints: etcd.endpoints });
   try {
     expect(await check.get('/wait/never')).toBeNull();
