@@ -130,3 +130,24 @@ test('x-kubernetes-preserve-unknown-fields is true or absent, and a default has 
     'spec.validation.openAPIV3Schema.properties[spec].properties[c].default: Invalid value: [{"z":"q"}]: must not have unknown fields',
   ]);
 });
+
+test('JSON Schema features a CRD schema may not use are refused, as kube\'s specStandardValidatorV3 does', () => {
+  const openAPIV3Schema = {
+    type: 'object',
+    properties: {
+      a: { type: 'null' },
+      b: { type: 'string', $ref: '#/definitions/x' },
+      c: { type: 'object', patternProperties: { '^x': { type: 'string' } } },
+      d: { type: 'array', items: [{ type: 'string' }] },
+      e: { type: 'strung' },
+    },
+  };
+  expect(lines(validateCRD(crd('example.com', [{ schema: { openAPIV3Schema } as unknown as CRDVersion['schema'] }])))).toEqual([
+    'spec.validation.openAPIV3Schema.properties[a].type: Unsupported value: "null": supported values: "array", "boolean", "integer", "number", "object", "string"',
+    'spec.validation.openAPIV3Schema.properties[a].type: Forbidden: type cannot be set to null, use nullable as an alternative',
+    'spec.validation.openAPIV3Schema.properties[b].$ref: Forbidden: $ref is not supported',
+    'spec.validation.openAPIV3Schema.properties[c].patternProperties: Forbidden: patternProperties is not supported',
+    'spec.validation.openAPIV3Schema.properties[d].items: Forbidden: items must be a schema object and not an array',
+    'spec.validation.openAPIV3Schema.properties[e].type: Unsupported value: "strung": supported values: "array", "boolean", "integer", "number", "object", "string"',
+  ]);
+});

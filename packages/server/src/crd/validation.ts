@@ -245,6 +245,7 @@ function celRules(s: Schema, path: string, errs: FieldError[]): void {
 /** The standard validator's checks into `errs`; defaults that their schema refuses into `defaultErrs`, when given. */
 function walk(s: Schema, path: string, defaultErrs: FieldError[] | undefined, errs: FieldError[]): void {
   if (!s || typeof s !== 'object') return;
+  standardChecks(s, path, errs);
   if ((s as { uniqueItems?: boolean }).uniqueItems === true) errs.push(fieldErr.forbidden(`${path}.uniqueItems`, 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic'));
   if (s.properties && s.additionalProperties !== undefined && s.additionalProperties !== false) {
     errs.push(fieldErr.forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
@@ -267,5 +268,29 @@ function walk(s: Schema, path: string, defaultErrs: FieldError[] | undefined, er
   }
   for (const [name, prop] of Object.entries(s.properties ?? {})) walk(prop, `${path}.properties[${name}]`, defaultErrs, errs);
   if (structural.isObject(s.additionalProperties)) walk(s.additionalProperties as Schema, `${path}.additionalProperties`, defaultErrs, errs);
-  if (s.items) walk(s.items, `${path}.items`, defaultErrs, errs);
+  if (Array.isArray(s.items)) (s.items as Schema[]).forEach((item, i) => walk(item, `${path}.items[${i}]`, defaultErrs, errs));
+  else if (s.items) walk(s.items, `${path}.items`, defaultErrs, errs);
+}
+
+const openAPIV3Types = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
+
+/** The JSON Schema features a CRD schema may not use (kube's specStandardValidatorV3.validate), in its order. */
+const unsupported: Array<[string, (s: Record<string, unknown>) => boolean]> = [
+  ['id', (s) => typeof s.id === 'string' && s.id !== ''],
+  ['additionalItems', (s) => s.additionalItems !== undefined && s.additionalItems !== null],
+  ['patternProperties', (s) => isNonEmptyObject(s.patternProperties)],
+  ['definitions', (s) => isNonEmptyObject(s.definitions)],
+  ['dependencies', (s) => s.dependencies !== undefined && s.dependencies !== null],
+  ['$ref', (s) => s.$ref !== undefined && s.$ref !== null],
+];
+
+const isNonEmptyObject = (v: unknown) => structural.isObject(v) && Object.keys(v).length > 0;
+
+function standardChecks(s: Schema, path: string, errs: FieldError[]): void {
+  const raw = s as unknown as Record<string, unknown>;
+  const type = raw.type;
+  if (typeof type === 'string' && type !== '' && !openAPIV3Types.includes(type)) errs.push(fieldErr.notSupported(`${path}.type`, type, openAPIV3Types));
+  for (const [name, present] of unsupported) if (present(raw)) errs.push(fieldErr.forbidden(`${path}.${name}`, `${name} is not supported`));
+  if (type === 'null') errs.push(fieldErr.forbidden(`${path}.type`, 'type cannot be set to null, use nullable as an alternative'));
+  if (Array.isArray(raw.items) && raw.items.length > 0) errs.push(fieldErr.forbidden(`${path}.items`, 'items must be a schema object and not an array'));
 }
