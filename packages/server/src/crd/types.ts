@@ -52,7 +52,7 @@ export interface CRD extends KubeObject {
     names: CRDNames;
     scope: 'Namespaced' | 'Cluster';
     versions: CRDVersion[];
-    conversion?: { strategy: string };
+    conversion?: { strategy: string; webhook?: { clientConfig?: Record<string, unknown>; conversionReviewVersions?: string[] } };
     preserveUnknownFields?: boolean;
   };
   status?: {

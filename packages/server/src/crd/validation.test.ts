@@ -151,3 +151,27 @@ test('JSON Schema features a CRD schema may not use are refused, as kube\'s spec
     'spec.validation.openAPIV3Schema.properties[e].type: Unsupported value: "strung": supported values: "array", "boolean", "integer", "number", "object", "string"',
   ]);
 });
+
+test('conversion: a known strategy; a webhook with one client config and a review version kube speaks; none of it for None', () => {
+  const withConversion = (conversion: unknown) => ({ ...crd('example.com', [{}]), spec: { ...crd('example.com', [{}]).spec, conversion } }) as CRD;
+  expect(lines(validateCRD(withConversion({ strategy: 'Webhook' })))).toEqual([
+    'spec.conversion.webhookClientConfig: Required value: required when strategy is set to Webhook',
+    'spec.conversion.conversionReviewVersions: Required value',
+  ]);
+  expect(lines(validateCRD(withConversion({ strategy: 'Webhook', webhook: { clientConfig: { url: 'http://x/convert', service: { name: 's', namespace: 'n' } }, conversionReviewVersions: ['v2', 'v2', 'V3'] } })))).toEqual([
+    'spec.conversion.webhookClientConfig: Required value: exactly one of url or service is required',
+    'spec.conversion.conversionReviewVersions[1]: Invalid value: "v2": duplicate version',
+    'spec.conversion.conversionReviewVersions[2]: Invalid value: "V3": a DNS-1035 label must consist of lower case alphanumeric characters or \'-\', start with an alphabetic character, and end with an alphanumeric character (e.g. \'my-name\',  or \'abc-123\', regex used for validation is \'[a-z]([-a-z0-9]*[a-z0-9])?\')',
+    'spec.conversion.conversionReviewVersions: Invalid value: ["v2","v2","V3"]: must include at least one of v1, v1beta1',
+  ]);
+  expect(lines(validateCRD(withConversion({ strategy: 'Webhook', webhook: { clientConfig: { url: 'http://x/convert' }, conversionReviewVersions: ['v1'] } })))).toEqual([
+    'spec.conversion.webhookClientConfig.url: Invalid value: "http": \'https\' is the only allowed URL scheme; desired format: https://host[/path]',
+  ]);
+  expect(lines(validateCRD(withConversion({ strategy: 'Other', webhook: { clientConfig: { url: 'https://x' }, conversionReviewVersions: ['v1'] } })))).toEqual([
+    'spec.conversion.strategy: Unsupported value: "Other": supported values: "None", "Webhook"',
+    'spec.conversion.webhookClientConfig: Forbidden: should not be set when strategy is not set to Webhook',
+    'spec.conversion.conversionReviewVersions: Forbidden: should not be set when strategy is not set to Webhook',
+  ]);
+  expect(validateCRD(withConversion({ strategy: 'None' }))).toEqual([]);
+  expect(validateCRD(withConversion({ strategy: 'Webhook', webhook: { clientConfig: { service: { name: 'conv', namespace: 'ns', path: '/convert' } }, conversionReviewVersions: ['v1', 'v1beta1'] } }))).toEqual([]);
+});

@@ -10,6 +10,7 @@ import { fieldErr, isDNS1035Label, isDNS1123Subdomain, type FieldError } from '@
 import { structural } from '@windlass/schemas';
 import { ruleCompileErrors } from './cel.js';
 import { validateStructural } from './structural.js';
+import { validateClientConfig } from '../registry/kinds/admissionregistration/validation.js';
 import type { CRD, CRDVersion, PrinterColumn } from './types.js';
 
 type Schema = structural.StructuralSchema;
@@ -113,6 +114,7 @@ function validateSpec(crd: CRD): FieldError[] {
   }
   if (lifted.subresources) errs.push(...validateSubresources(versions[0].subresources, 'spec.subresources'));
   if (lifted.columns) (versions[0].additionalPrinterColumns ?? []).forEach((c, j) => errs.push(...validateColumn(c, `spec.additionalPrinterColumns[${j}]`)));
+  errs.push(...validateConversion(spec.conversion));
   // kube's ValidateCustomResourceDefinitionStoredVersions, over the status its strategy set.
   const stored = crd.status?.storedVersions ?? [];
   if (stored.length === 0) errs.push(fieldErr.invalid('status.storedVersions', stored, 'must have at least one stored version'));
@@ -120,6 +122,46 @@ function validateSpec(crd: CRD): FieldError[] {
   return errs;
 }
 
+
+/**
+ * kube's validateCustomResourceConversion, at the internal version's paths: v1's
+ * conversion.webhook.clientConfig and .conversionReviewVersions are the internal
+ * conversion.webhookClientConfig and .conversionReviewVersions.
+ */
+function validateConversion(conversion: CRD['spec']['conversion'], path = 'spec.conversion'): FieldError[] {
+  if (!conversion) return [];
+  const errs: FieldError[] = [];
+  const strategy = conversion.strategy ?? '';
+  if (strategy === '') errs.push(fieldErr.required(`${path}.strategy`));
+  else if (strategy !== 'None' && strategy !== 'Webhook') errs.push(fieldErr.notSupported(`${path}.strategy`, strategy, ['None', 'Webhook']));
+  const webhook = conversion.webhook;
+  if (strategy === 'Webhook') {
+    if (!webhook?.clientConfig) errs.push(fieldErr.required(`${path}.webhookClientConfig`, 'required when strategy is set to Webhook'));
+    else errs.push(...validateClientConfig(webhook.clientConfig, `${path}.webhookClientConfig`));
+    errs.push(...conversionReviewVersions(webhook?.conversionReviewVersions ?? [], `${path}.conversionReviewVersions`));
+  } else {
+    if (webhook?.clientConfig) errs.push(fieldErr.forbidden(`${path}.webhookClientConfig`, 'should not be set when strategy is not set to Webhook'));
+    if (webhook?.conversionReviewVersions?.length) errs.push(fieldErr.forbidden(`${path}.conversionReviewVersions`, 'should not be set when strategy is not set to Webhook'));
+  }
+  return errs;
+}
+
+/** kube's validateConversionReviewVersions: DNS labels, no repeats, one that kube speaks (v1, v1beta1). */
+function conversionReviewVersions(versions: string[], path: string): FieldError[] {
+  if (versions.length === 0) return [fieldErr.required(path)];
+  const errs: FieldError[] = [];
+  const seen = new Set<string>();
+  versions.forEach((v, i) => {
+    if (seen.has(v)) {
+      errs.push(fieldErr.invalid(`${path}[${i}]`, v, 'duplicate version'));
+      return;
+    }
+    seen.add(v);
+    for (const m of isDNS1035Label(v)) errs.push(fieldErr.invalid(`${path}[${i}]`, v, m));
+  });
+  if (!versions.some((v) => v === 'v1' || v === 'v1beta1')) errs.push(fieldErr.invalid(path, versions, 'must include at least one of v1, v1beta1'));
+  return errs;
+}
 
 const columnTypes = ['boolean', 'date', 'integer', 'number', 'string'];
 const columnFormats = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
