@@ -6,6 +6,7 @@
  */
 import { goJSONType, newBadRequest, type StatusError } from '@windlass/machinery';
 import { fieldManagerFor } from '../fieldmanager/forkind.js';
+import type { FieldManager } from '../fieldmanager/fieldmanager.js';
 import type { KubeObject } from '../registry/types.js';
 import { boolParam } from '../registry/queryparams.js';
 import { parseYAMLBody, YAMLSyntaxError } from './yamlbody.js';
@@ -15,6 +16,7 @@ import { writeResult } from './read.js';
 import type { RequestScope } from './scope.js';
 import { withWarnings, writeOptions } from './write.js';
 import { checkPathSegmentName } from './pathname.js';
+import { ensureNameMatches } from '../registry/objectmeta.js';
 
 /**
  * The applied configuration: YAML (JSON is YAML) holding one object, read as kube reads it
@@ -38,6 +40,28 @@ export function parseApplyBody(body: unknown): { patch: KubeObject; duplicates: 
   return { patch: v as KubeObject, duplicates: doc.duplicates };
 }
 
+/**
+ * The field manager's apply of `patch` onto the object it is given, then the body's repeated
+ * keys as fieldValidation says: kube checks them only once the apply itself succeeded
+ * (applyPatchToCurrentObject); Strict refuses, Warn (the default) warns once, one warning per
+ * line of the YAML error (addStrictDecodingWarnings).
+ */
+export function applier(
+  fm: FieldManager, patch: KubeObject, duplicates: string[],
+  opts: { fieldValidation: string; fieldManager: string; warnings: string[] }, force: boolean, subresource: string,
+): (current: KubeObject | undefined) => KubeObject {
+  const strict = opts.fieldValidation === 'Strict' && duplicates.length > 0;
+  const warn = (opts.fieldValidation === 'Warn' || opts.fieldValidation === '') && duplicates.length > 0;
+  let warned = false;
+  return (current) => {
+    const out = fm.apply(current, structuredClone(patch), opts.fieldManager, force, subresource);
+    if (strict) throw newBadRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`);
+    if (warn && !warned) opts.warnings.push(...duplicates);
+    warned = true;
+    return out;
+  };
+}
+
 export async function applyResource(s: RequestScope): Promise<void> {
   const opts = writeOptions(s, 'PatchOptions', true);
   const force = boolParam(s.query, 'force') === true;
@@ -50,18 +74,7 @@ export async function applyResource(s: RequestScope): Promise<void> {
   const { patch, duplicates } = cbor ? { patch: decodeCBORApplyBody(Buffer.isBuffer(s.body) ? s.body : Buffer.alloc(0)) as KubeObject, duplicates: [] } : parseApplyBody(s.body);
   const { namespace, name } = s.info;
   const subresource = s.info.subresource ?? '';
-  // kube checks for repeated keys only once the apply itself succeeded (applyPatchToCurrentObject).
-  const strict = opts.fieldValidation === 'Strict' && duplicates.length > 0;
-  const warn = (opts.fieldValidation === 'Warn' || opts.fieldValidation === '') && duplicates.length > 0;
-  let warned = false;
-  const apply = (current: KubeObject | undefined): KubeObject => {
-    const out = fm.apply(current, structuredClone(patch), opts.fieldManager, force, subresource);
-    if (strict) throw newBadRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`);
-    // addStrictDecodingWarnings: one warning per line of the YAML error.
-    if (warn && !warned) opts.warnings.push(...duplicates);
-    warned = true;
-    return out;
-  };
+  const apply = applier(fm, patch, duplicates, opts, force, subresource);
   const written = { ...opts, managedFieldsSet: true };
   // Warnings go into the headers, so the answer is written once the write returned.
   const { object, created } = await withWarnings(s, opts.warnings, async () => {
@@ -72,7 +85,7 @@ export async function applyResource(s: RequestScope): Promise<void> {
       // Apply creates what does not exist yet (kube's forceAllowCreate), from the kind's empty object.
       const obj = apply(undefined);
       obj.metadata ??= {};
-      if ((obj.metadata.name ?? '') !== name) throw newBadRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+      ensureNameMatches(obj, name);
       return { object: await s.store.create(namespace, obj, written), created: true };
     }
   });

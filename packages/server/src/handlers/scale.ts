@@ -13,7 +13,8 @@ import { fieldManagerFor } from '../fieldmanager/forkind.js';
 import { ScaleHandler } from '../fieldmanager/scalehandler.js';
 import { applyCBORPatchType } from '../cbor.js';
 import { boolParam } from '../registry/queryparams.js';
-import { parseApplyBody } from './apply.js';
+import { applier, parseApplyBody } from './apply.js';
+import { ensureNameMatches } from '../registry/objectmeta.js';
 import { withWarnings } from './write.js';
 import { makePath } from '@windlass/patch';
 import { writeObject } from '../respond.js';
@@ -69,7 +70,7 @@ export async function serveScale(s: RequestScope): Promise<void> {
   if (s.info.verb === 'update') {
     const body = decodeObjectBody(s.body, s.req.headers['content-type'], scaleDef);
     decodeTyped(await typedDecoder(scaleDef), body, scaleDef, opts.fieldValidation, s.res);
-    if ((body.metadata.name ?? '') !== s.info.name) throw newBadRequest(`the name of the object (${body.metadata.name ?? ''}) does not match the name on the URL (${s.info.name})`);
+    ensureNameMatches(body, s.info.name);
     // kube's scaleUpdatedObjectInfo.Preconditions: the Scale's uid, checked by storage before the update runs.
     const uid = body.metadata.uid;
     desired = (current) => {
@@ -118,18 +119,14 @@ async function applyScale(s: RequestScope, scale: ScaleDefinition, opts: ReturnT
   const replicasPath = makePath(...(scale.replicasPath ?? ['spec', 'replicas']));
   const warnings: string[] = [];
   const written = { ...opts, warnings, managedFieldsSet: true };
+  const apply = applier(fm, patch, duplicates, written, force, 'scale');
   const updated = await withWarnings(s, warnings, () => s.store.guaranteedUpdate(s.info.namespace, s.info.name, (current) => {
     const handler = new ScaleHandler(current.metadata.managedFields, parentGroupVersion, replicasPath);
     const old = toScale(current, scale);
     const entries = handler.toSubresource();
     if (entries) old.metadata.managedFields = entries;
-    const next = fm.apply(old, structuredClone(patch), opts.fieldManager, force, 'scale');
-    // As applyPatcher: repeated keys are looked at once the apply itself succeeded.
-    if (duplicates.length > 0 && opts.fieldValidation === 'Strict') {
-      throw newBadRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`);
-    }
-    if (duplicates.length > 0 && (opts.fieldValidation === 'Warn' || opts.fieldValidation === '') && warnings.length === 0) warnings.push(...duplicates);
-    if ((next.metadata?.name ?? '') !== s.info.name) throw newBadRequest(`the name of the object (${next.metadata?.name ?? ''}) does not match the name on the URL (${s.info.name})`);
+    const next = apply(old);
+    ensureNameMatches(next, s.info.name);
     scale.setSpecReplicas(current, checkedReplicas(s, next, current));
     const parentEntries = handler.toParent(next.metadata.managedFields);
     if (parentEntries) current.metadata.managedFields = parentEntries;

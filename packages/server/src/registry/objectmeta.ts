@@ -42,6 +42,12 @@ export function ensureNamespaceMatches(obj: KubeObject, requestNamespace: string
   if (obj.metadata.namespace === '') delete obj.metadata.namespace;
 }
 
+/** The object's name must be the one on the URL (kube's update and patch handlers, and apply's create). */
+export function ensureNameMatches(obj: KubeObject, name: string): void {
+  const actual = obj.metadata?.name ?? '';
+  if (actual !== name) throw newBadRequest(`the name of the object (${actual}) does not match the name on the URL (${name})`);
+}
+
 export function fillCreateMetadata(obj: KubeObject, generation: boolean): void {
   const m = obj.metadata;
   m.uid = randomUUID();

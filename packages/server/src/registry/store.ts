@@ -11,7 +11,7 @@ import { isStorageError, type KeyValue, type Storage } from '@windlass/storage';
 import { goEncoderFor, loadGoTypes, loadedSchemas, loadSchemas, type GoEncoder } from '@windlass/schemas';
 import { decodeKeyValue, encodeForStorage } from './codec.js';
 import { parseResourceVersion, type ListOptions } from './listoptions.js';
-import { carryUpdateMetadata, ensureNamespaceMatches, fillCreateMetadata, generateName } from './objectmeta.js';
+import { carryUpdateMetadata, ensureNameMatches, ensureNamespaceMatches, fillCreateMetadata, generateName } from './objectmeta.js';
 import { waitForRevision } from './freshness.js';
 import { listFrom } from './storelist.js';
 import { objectAttrs, objectMatcher, type ObjectMatcher } from './matcher.js';
@@ -514,7 +514,7 @@ export class Store {
 
   /** PUT: replace the object; a resourceVersion in the body is a precondition. */
   async update(namespace: string, name: string, body: KubeObject, opts: WriteOptions): Promise<{ object: CachedObject; created: boolean }> {
-    if ((body.metadata.name ?? '') !== name) throw newBadRequest(`the name of the object (${body.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+    ensureNameMatches(body, name);
     ensureNamespaceMatches(body, namespace, this.def.namespaced);
     const precondition = body.metadata.resourceVersion;
     // The body's uid is a storage precondition (kube's DefaultUpdatedObjectInfo.Preconditions),
@@ -561,7 +561,7 @@ export class Store {
       const patched = apply(current);
       if (!patched || typeof patched !== 'object' || Array.isArray(patched)) throw newBadRequest('the patched object is not a JSON object');
       patched.metadata = patched.metadata ?? {};
-      if ((patched.metadata.name ?? '') !== name) throw newBadRequest(`the name of the object (${patched.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+      ensureNameMatches(patched, name);
       ensureNamespaceMatches(patched, namespace, this.def.namespaced);
       const rv = patched.metadata.resourceVersion;
       if (rv && rv !== current.metadata.resourceVersion) throw preconditionFailed(this.gr, name, rv, current);
