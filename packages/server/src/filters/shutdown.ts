@@ -25,7 +25,10 @@ export function servedWhileDraining(path: string): boolean {
  * is shutting down" with Retry-After 1; client-go retries any request so answered. Long-running
  * (a watch): kube's WithRetryAfter answers 429 with Retry-After 5 and Connection: close; a
  * reflector re-watches after a 429 from where it was, where a watch ended at once would be a
- * "very short watch" it answers by listing again.
+ * "very short watch" it answers by listing again. kube sends that 429 only with
+ * --shutdown-send-retry-after; without it Go's server reads no further request from a
+ * connection once draining began, so no watch arrives there at all. Node's server still reads
+ * one already sent, and the 429 is the answer that leads a client elsewhere without a relist.
  */
 export function writeShuttingDown(res: ServerResponse, longRunning: boolean): void {
   res.shouldKeepAlive = false;
