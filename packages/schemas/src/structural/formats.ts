@@ -16,6 +16,20 @@ const base64Re = /^[A-Za-z0-9+/]*={0,2}$/;
 const k8sShortNameRe = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const k8sLongNameRe = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
+/**
+ * Go's net.ParseIP, or k8s.io/utils/net's ParseIPSloppy (which kube-openapi's ipv4 and cidr use)
+ * when `sloppy`: IPv4 parts may then have leading zeros. Neither takes an IPv6 zone (`%eth0`),
+ * which Node's isIP accepts.
+ */
+function parsesAsIP(s: string, sloppy: boolean): boolean {
+  if (s.includes('%')) return false;
+  if (sloppy) {
+    const colon = s.lastIndexOf(':');
+    s = s.slice(0, colon + 1) + s.slice(colon + 1).replace(/(^|\.)0+(?=\d)/g, '$1');
+  }
+  return isIP(s) !== 0;
+}
+
 function validDate(s: string): boolean {
   const [y, m, d] = s.slice(0, 10).split('-').map(Number);
   const date = new Date(Date.UTC(y, m - 1, d));
@@ -29,12 +43,13 @@ const checks: Record<string, (v: string) => boolean> = {
   uuid5: (v) => uuidRe.test(v) && /^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab]/i.test(v),
   hostname: (v) => v.length <= 255 && hostnameRe.test(v),
   email: (v) => emailRe.test(v),
-  ipv4: (v) => isIP(v) === 4,
-  ipv6: (v) => isIP(v) === 6,
+  // kube-openapi: isIPv4 is ParseIPSloppy and a '.', govalidator's IsIPv6 is ParseIP and a ':'.
+  ipv4: (v) => parsesAsIP(v, true) && v.includes('.'),
+  ipv6: (v) => parsesAsIP(v, false) && v.includes(':'),
   cidr: (v) => {
     const [ip, bits, ...rest] = v.split('/');
-    const family = isIP(ip);
-    return rest.length === 0 && bits !== undefined && /^\d+$/.test(bits) && family !== 0 && Number(bits) <= (family === 4 ? 32 : 128);
+    return rest.length === 0 && bits !== undefined && /^\d+$/.test(bits) && parsesAsIP(ip, true)
+      && Number(bits) <= (ip.includes(':') ? 128 : 32);
   },
   mac: (v) => macRe.test(v),
   date: (v) => dateRe.test(v) && validDate(v),

@@ -120,6 +120,26 @@ test('a format error is a TypeInvalid cause, a type error too, enum NotSupported
   expect(types).toEqual(['FieldValueNotSupported', 'FieldValueTypeInvalid', 'FieldValueTypeInvalid']);
 });
 
+test('a mistyped or null value is also checked against the enum, as kube-openapi\'s common validator runs after its type validator', () => {
+  expect(messages({ spec: { image: 'x', size: 1234 } })).toEqual([
+    'spec.size: Invalid value: "integer": spec.size in body must be of type string: "integer"',
+    'spec.size: Unsupported value: 1234: supported values: "small", "medium"',
+  ]);
+  const nullableEnum: StructuralSchema = { type: 'object', properties: { mode: { type: 'string', nullable: true, enum: ['a', 'b'] }, kept: { type: 'string', nullable: true, enum: ['a', null] } } };
+  expect(validateCustomResource({ mode: null, kept: null }, nullableEnum).map((e) => `${e.field}: ${e.detail}`)).toEqual([
+    'mode: Unsupported value: null: supported values: "a", "b"',
+  ]);
+});
+
+test('ipv4, ipv6 and cidr formats as kube-openapi parses them: no IPv6 zone, IPv4 leading zeros tolerated where ParseIPSloppy is used', () => {
+  const ips: StructuralSchema = { type: 'object', properties: { v4: { type: 'string', format: 'ipv4' }, v6: { type: 'string', format: 'ipv6' }, net: { type: 'string', format: 'cidr' } } };
+  const bad = (o: Record<string, unknown>) => validateCustomResource(o, ips).map((e) => e.field);
+  expect(bad({ v4: '010.0.0.1', v6: '2001:db8::1', net: '10.0.0.0/8' })).toEqual([]);
+  expect(bad({ v4: '::ffff:1.2.3.4', v6: '::ffff:1.2.3.4', net: 'fe80::/64' })).toEqual([]);
+  expect(bad({ v4: '2001:db8::1', v6: '1.2.3.4', net: '10.0.0.0/33' })).toEqual(['v4', 'v6', 'net']);
+  expect(bad({ v6: 'fe80::1%eth0', net: 'fe80::1%eth0/64' })).toEqual(['v6', 'net']);
+});
+
 test('updates ratchet: values unchanged from the stored object are not validated again, changed ones are', () => {
   const old = { spec: { image: 'UPPER', replicas: 50, ports: [{ name: 'a', protocol: 1 }] } };
   expect(messages({ spec: { image: 'UPPER', replicas: 50, ports: [{ name: 'a', protocol: 1 }] } })).toHaveLength(3);

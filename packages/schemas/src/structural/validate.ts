@@ -9,6 +9,7 @@
 import { fieldErr, goQuote, isDNS1035Label, validateLabels, validateAnnotations, type FieldError } from '@windlass/machinery';
 import { child, index, isObject, type StructuralSchema } from './schema.js';
 import { checkFormat } from './formats.js';
+import { compileGoRegexp, type GoRegexp } from './goregexp.js';
 
 /** go-openapi's type name of a JSON value, as its type errors print it. */
 function jsonType(v: unknown): string {
@@ -40,20 +41,13 @@ function tooMany(field: string, actual: number, max: number): FieldError {
   return { type: 'FieldValueTooMany' as FieldError['type'], field, detail: `Too many: ${actual}: must have at most ${max} ${max === 1 ? 'item' : 'items'}` };
 }
 
-/** Compiled patterns: CRD schemas repeat them on every object validated. */
-const patterns = new Map<string, RegExp | null>();
-
-function patternOf(p: string): RegExp | null {
-  let re = patterns.get(p);
-  if (re === undefined) {
-    try {
-      re = new RegExp(p, 'u');
-    } catch {
-      re = null;
-    }
-    patterns.set(p, re);
+/** A schema's pattern (Go syntax), or null where Go would not compile it either. */
+function patternOf(p: string): GoRegexp | null {
+  try {
+    return compileGoRegexp(p);
+  } catch {
+    return null;
   }
-  return re;
 }
 
 /** Deep equality of JSON values (enum membership, list-set duplicates). */
@@ -133,18 +127,22 @@ let walked = 0;
 export function validateValue(value: unknown, s: StructuralSchema, path: string, errs: FieldError[], old?: Old): void {
   walked++;
   if (old && jsonEqual(old.value, value)) return;
+  // kube-openapi's SchemaValidator runs its enum check (the common validator) after a type error
+  // too, and on null, even where null is allowed: a null or mistyped value also gets NotSupported.
   if (value === null) {
-    if (s.nullable) return;
-    if (s.type) errs.push(fieldErr.typeInvalid(path, 'null', `${inBody(path)} must be of type ${s.type}: "null"`));
+    if (!s.nullable && s.type) errs.push(fieldErr.typeInvalid(path, 'null', `${inBody(path)} must be of type ${s.type}: "null"`));
+    validateEnum(value, s, path, errs);
     return;
   }
   if (s['x-kubernetes-int-or-string']) {
     if (typeof value !== 'string' && !(typeof value === 'number' && Number.isInteger(value))) {
       errs.push(fieldErr.typeInvalid(path, jsonType(value), `${inBody(path)} must be of type integer,string: ${JSON.stringify(jsonType(value))}`));
+      validateEnum(value, s, path, errs);
       return;
     }
   } else if (s.type && !typeMatches(s.type, value)) {
     errs.push(fieldErr.typeInvalid(path, jsonType(value), `${inBody(path)} must be of type ${s.type}: ${JSON.stringify(jsonType(value))}`));
+    validateEnum(value, s, path, errs);
     return;
   }
   // kube-openapi's schemaPropsValidator: anyOf, oneOf, allOf, then not.
@@ -179,11 +177,15 @@ export function validateValue(value: unknown, s: StructuralSchema, path: string,
   }
   if (typeof value === 'string') validateString(value, s, path, errs);
   else if (typeof value === 'number') validateNumber(value, s, path, errs);
+  validateEnum(value, s, path, errs);
+  if (Array.isArray(value)) validateArray(value, s, path, errs, old);
+  else if (isObject(value)) validateObject(value, s, path, errs, old);
+}
+
+function validateEnum(value: unknown, s: StructuralSchema, path: string, errs: FieldError[]): void {
   if (s.enum && !s.enum.some((e) => jsonEqual(e, value))) {
     errs.push(fieldErr.notSupported(path, value, s.enum.map((e) => (typeof e === 'string' ? e : JSON.stringify(e)))));
   }
-  if (Array.isArray(value)) validateArray(value, s, path, errs, old);
-  else if (isObject(value)) validateObject(value, s, path, errs, old);
 }
 
 function validateString(v: string, s: StructuralSchema, path: string, errs: FieldError[]): void {

@@ -3,14 +3,14 @@
  * (k8s.io/apiserver pkg/cel/environment/base.go) adds to standard CEL, for CRD validation rules
  * and admission policies alike.
  *
- * Bound: cel-go's strings extension (version 2: @bufbuild/cel's own), kube's lists, regex, url,
+ * Bound: cel-go's strings extension (version 2; ./strings.ts where @bufbuild/cel's differs), kube's lists, regex, url,
  * quantity, ip, cidr, format and semver libraries, cel-go's sets and lists (version 3)
  * extensions, optional values and two-variable comprehensions (their syntax brought to helper
  * calls by ./syntax.ts, which every expression is parsed with). Kube's base environment has no
  * math extension and no cel.bind, so neither is bound here.
  */
 import { celEnv, type CelEnv, type CelFunc } from '@bufbuild/cel';
-import { strings } from '@bufbuild/cel/ext';
+import { structural } from '@windlass/schemas';
 import { formatFunctions } from './format.js';
 import { syntaxHelpers } from './helpers.js';
 import { cidrFunctions, ipFunctions } from './ip.js';
@@ -21,10 +21,11 @@ import { quantityFunctions } from './quantity.js';
 import { regexFunctions } from './regex.js';
 import { semverFunctions } from './semver.js';
 import { setsFunctions } from './sets.js';
+import { stringFunctions } from './strings.js';
 import { urlFunctions } from './urls.js';
 
 export const kubeFunctions: CelFunc[] = [
-  ...strings,
+  ...stringFunctions,
   ...listFunctions,
   ...regexFunctions,
   ...urlFunctions,
@@ -40,7 +41,8 @@ export const kubeFunctions: CelFunc[] = [
 
 /** The environment CRD validation rules and admission policies compile in. */
 export function kubeCelEnv(): CelEnv {
-  return celEnv({ funcs: kubeFunctions, registry: kubeTypeRegistry });
+  // matches() on compiled patterns kept across calls (@bufbuild/cel's own compiles on every call).
+  return celEnv({ funcs: kubeFunctions, registry: kubeTypeRegistry, re2: { compile: structural.compileGoRegexp } });
 }
 
 export { parseKube } from './syntax.js';

@@ -3,54 +3,31 @@
  * Go's FindString / FindAllString semantics (leftmost-first matches; an empty match right after
  * a previous match is skipped).
  *
- * Patterns are RE2 syntax run on JavaScript's RegExp (Unicode mode): RE2's leading flag groups,
- * `\A`, `\z`, `\Q…\E` and POSIX classes are translated; RE2 syntax beyond those that JavaScript
- * reads differently is not.
+ * Patterns are Go's (RE2 syntax), translated to a JavaScript RegExp by @windlass/schemas'
+ * compileGoRegexp, or run on @bufbuild/re2 where they do not translate.
  */
 import { celMethod, CelScalar, listType } from '@bufbuild/cel';
+import { structural } from '@windlass/schemas';
+
+type GoRegexp = structural.GoRegexp;
 
 const { STRING, INT } = CelScalar;
 
-const posixClasses: Record<string, string> = {
-  alnum: '0-9A-Za-z', alpha: 'A-Za-z', ascii: '\\x00-\\x7F', blank: '\\t ', cntrl: '\\x00-\\x1F\\x7F', digit: '0-9',
-  graph: '!-~', lower: 'a-z', print: ' -~', punct: '!-\\/:-@\\[-`{-~', space: '\\t\\n\\v\\f\\r ', upper: 'A-Z', word: '0-9A-Za-z_', xdigit: '0-9A-Fa-f',
-};
-
-const cache = new Map<string, RegExp | Error>();
-
-/** The RE2 pattern as a global JavaScript RegExp. */
-function compile(pattern: string): RegExp {
-  let re = cache.get(pattern);
-  if (re === undefined) {
-    try {
-      let flags = 'gu';
-      let src = pattern;
-      const lead = /^\(\?([imsU]+)\)/.exec(src);
-      if (lead && !lead[1].includes('U')) {
-        for (const f of new Set(lead[1])) flags += f;
-        src = src.slice(lead[0].length);
-      }
-      src = src
-        .replace(/\\Q(.*?)(?:\\E|$)/gs, (_, lit: string) => lit.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'))
-        // RE2 lets any punctuation be escaped; Unicode-mode RegExp only its own syntax characters.
-        .replace(/\\([^A-Za-z0-9\s])/g, (m, c: string) => ('^$\\.*+?()[]{}|/'.includes(c) ? m : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`))
-        .replace(/\[:(\^?)([a-z]+):\]/g, (m, neg: string, name: string) => (posixClasses[name] === undefined || neg ? m : posixClasses[name]))
-        .replace(/\\A/g, '^')
-        .replace(/\\z/g, '$(?![\\s\\S])');
-      re = new RegExp(src, flags);
-    } catch (err) {
-      re = new Error(`Illegal regex: error parsing regexp: ${(err as Error).message}`);
-    }
-    if (cache.size > 1000) cache.clear();
-    cache.set(pattern, re);
+/** The pattern as a global RegExp for scanning, or RE2 itself where it did not translate. */
+function compile(pattern: string): GoRegexp {
+  try {
+    return structural.compileGoRegexp(pattern);
+  } catch (err) {
+    throw new Error(`Illegal regex: error parsing regexp: ${(err as Error).message}`);
   }
-  if (re instanceof Error) throw re;
-  return re;
 }
 
 /** regexp.FindAllString(s, n): n < 0 for every match. */
 function findAll(s: string, pattern: string, n: bigint): string[] {
-  const re = compile(pattern);
+  const compiled = compile(pattern);
+  // @bufbuild/re2 answers whether a pattern matches, not where: scanning needs the translation.
+  if (!compiled.global) throw new Error(`find and findAll do not support this pattern in Windlass: ${pattern}`);
+  const re = compiled.global;
   const out: string[] = [];
   let pos = 0;
   let prevEnd = -1;

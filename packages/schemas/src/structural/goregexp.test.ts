@@ -1,0 +1,56 @@
+/**
+ * Go regular expressions (RE2 syntax) as CRD patterns and CEL use them: translated where
+ * JavaScript can run them the same, on @bufbuild/re2 otherwise, and the same answers either way.
+ */
+import { RE2JS } from '@bufbuild/re2';
+import { compileGoRegexp } from './goregexp.js';
+
+const cases: [pattern: string, input: string, matches: boolean][] = [
+  // Escaped punctuation that a Unicode-mode RegExp refuses (openshift/api's cron schedule pattern).
+  ['^(?:[0-9]|[1-5][0-9])(?:\\-[0-9])?(?:\\,[0-9])*$', '5-6', true],
+  ['^(?:[0-9]|[1-5][0-9])(?:\\-[0-9])?(?:\\,[0-9])*$', '5,6,7', true],
+  ['^(?:[0-9]|[1-5][0-9])(?:\\-[0-9])?(?:\\,[0-9])*$', '5;6', false],
+  // RE2's \s is ASCII white space without \v; JavaScript's \s also takes Unicode spaces.
+  ['^\\s$', '\u00a0', false],
+  ['^\\s$', '\t', true],
+  ['^[\\s]$', '\u2003', false],
+  ['^\\S+$', 'a\u00a0b', true],
+  // `.` stops only at \n in Go; JavaScript's also at \r and the line separators.
+  ['^a.b$', 'a\rb', true],
+  ['^a.b$', 'a\nb', false],
+  ['(?s)^a.b$', 'a\nb', true],
+  ['^.$', '😀', true],
+  // \pL and POSIX classes, (?P<name>), \Q…\E, \A and \z, leading flags.
+  ['^\\pL+$', 'héllo', true],
+  ['^\\PL+$', '123', true],
+  ['^[[:alpha:]]+[[:digit:]]$', 'abc1', true],
+  ['^[^[:space:]]+$', 'a b', false],
+  ['^(?P<word>\\w+)$', 'abc', true],
+  ['^\\Q1.5*\\E$', '1.5*', true],
+  ['^\\Q1.5*\\E$', '125', false],
+  ['\\Aab\\z', 'ab', true],
+  ['(?i)^ABC$', 'abc', true],
+  ['^[]a]+$', ']a]', true],
+  ['^a{2,3}$', 'aaa', true],
+  // Not translated, run on RE2 itself: a flag group inside the pattern, an octal escape, a script, a literal brace.
+  ['^a(?i:b)c$', 'aBc', true],
+  ['^a(?i:b)c$', 'ABc', false],
+  ['^\\101$', 'A', true],
+  ['^\\p{Greek}+$', 'αβγ', true],
+  ['^a{$', 'a{', true],
+];
+
+test.each(cases)('%s on %j is %s, as RE2 answers', (pattern, input, matches) => {
+  expect(compileGoRegexp(pattern).test(input)).toBe(matches);
+  expect(RE2JS.compile(pattern).test(input)).toBe(matches);
+});
+
+test('a translated pattern offers a global RegExp for scanning; one run on RE2 does not', () => {
+  expect(compileGoRegexp('\\d+').global?.flags).toContain('g');
+  expect(compileGoRegexp('a(?i:b)').global).toBeUndefined();
+});
+
+test('a pattern Go would refuse throws', () => {
+  expect(() => compileGoRegexp('(')).toThrow();
+  expect(() => compileGoRegexp('a(?=b)')).toThrow();
+});

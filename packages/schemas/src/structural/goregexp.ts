@@ -1,0 +1,180 @@
+/**
+ * Go's regexp (RE2 syntax) on JavaScript: CRD schemas' `pattern`s and CEL's `find`/`findAll`
+ * are Go regular expressions, and real CRDs use syntax a Unicode-mode RegExp refuses or reads
+ * differently (`\-` and `\,` escapes, `\pL`, `[[:alpha:]]`, `(?P<name>…)`, `\Q…\E`) or matches
+ * differently (`\s` is ASCII white space without `\v`, `.` stops only at `\n`).
+ *
+ * A pattern is translated once into an equivalent RegExp, which V8 runs about 100× faster than
+ * @bufbuild/re2's interpreter (measured: 0.17 against 16 µs for a DNS-subdomain pattern on a
+ * 41-character name). What the translation does not cover (flags inside the pattern, octal
+ * escapes, Unicode scripts, an RE2 literal `{`) is run on @bufbuild/re2, which is RE2 itself.
+ */
+import { RE2JS } from '@bufbuild/re2';
+
+/** What a compiled pattern is asked: whether it matches somewhere in the input. */
+export interface GoRegexp {
+  test(input: string): boolean;
+  /** A RegExp with the `g` flag for scanning matches, when the pattern translated to one. */
+  readonly global?: RegExp;
+}
+
+class Untranslatable extends Error {}
+
+const posixClasses: Record<string, string> = {
+  alnum: '0-9A-Za-z', alpha: 'A-Za-z', ascii: '\\x00-\\x7F', blank: '\\t ', cntrl: '\\x00-\\x1F\\x7F', digit: '0-9',
+  graph: '!-~', lower: 'a-z', print: ' -~', punct: '!-\\/:-@\\[-`{-~', space: '\\t\\n\\v\\f\\r ', upper: 'A-Z', word: '0-9A-Za-z_', xdigit: '0-9A-Fa-f',
+};
+// Unicode general categories: what `\pX` / `\p{X}` may name for JavaScript to read it the same.
+const generalCategory = /^(L|Lu|Ll|Lt|Lm|Lo|M|Mn|Mc|Me|N|Nd|Nl|No|P|Pc|Pd|Ps|Pe|Pi|Pf|Po|S|Sm|Sc|Sk|So|Z|Zs|Zl|Zp|C|Cc|Cf|Co|Cs)$/;
+const goSpace = '\\t\\n\\f\\r ';
+const hex = (c: string) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+
+/** The escape at `p[i] === '\\'`, translated, and where the pattern goes on. */
+function escape(p: string, i: number, inClass: boolean): [string, number] {
+  const c = p[i + 1];
+  if (c === undefined) throw new Untranslatable('trailing backslash');
+  switch (c) {
+    case 's': return [inClass ? goSpace : `[${goSpace}]`, i + 2];
+    case 'S': if (inClass) throw new Untranslatable('\\S in a class'); return [`[^${goSpace}]`, i + 2];
+    case 'd': case 'D': case 'w': case 'W': case 'n': case 't': case 'r': case 'f': case 'v': return [`\\${c}`, i + 2];
+    case 'b': case 'B': if (inClass) throw new Untranslatable('\\b in a class'); return [`\\${c}`, i + 2];
+    case 'A': if (inClass) throw new Untranslatable('\\A in a class'); return ['^', i + 2];
+    case 'z': if (inClass) throw new Untranslatable('\\z in a class'); return ['$', i + 2];
+    case 'x': {
+      if (p[i + 2] === '{') {
+        const end = p.indexOf('}', i + 3);
+        if (end < 0) throw new Untranslatable('\\x{');
+        return [`\\u{${p.slice(i + 3, end)}}`, end + 1];
+      }
+      return [`\\x${p.slice(i + 2, i + 4)}`, i + 4];
+    }
+    case 'p': case 'P': {
+      let name: string;
+      let next: number;
+      if (p[i + 2] === '{') {
+        const end = p.indexOf('}', i + 3);
+        if (end < 0) throw new Untranslatable('\\p{');
+        name = p.slice(i + 3, end);
+        next = end + 1;
+      } else {
+        name = p[i + 2] ?? '';
+        next = i + 3;
+      }
+      const negated = name.startsWith('^');
+      if (negated) name = name.slice(1);
+      if (!generalCategory.test(name)) throw new Untranslatable(`\\p{${name}}`);
+      return [`\\${(c === 'P') !== negated ? 'P' : 'p'}{${name}}`, next];
+    }
+    case 'Q': {
+      const end = p.indexOf('\\E', i + 2);
+      const literal = p.slice(i + 2, end < 0 ? p.length : end);
+      const out = [...literal].map((ch) => (/[\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]/.test(ch) ? hex(ch) : ch)).join('');
+      return [inClass ? out : `(?:${out})`, end < 0 ? p.length : end + 2];
+    }
+  }
+  // RE2 lets any punctuation be escaped; a Unicode-mode RegExp only its own syntax characters.
+  if (/[^A-Za-z0-9\s]/.test(c)) return ['^$\\.*+?()[]{}|/'.includes(c) ? `\\${c}` : hex(c), i + 2];
+  throw new Untranslatable(`\\${c}`);
+}
+
+/** The RegExp source and flags for a Go pattern, or Untranslatable. */
+function translate(pattern: string): { source: string; flags: string } {
+  let p = pattern;
+  let flags = 'u';
+  const lead = /^\(\?([imsU]+)\)/.exec(p);
+  if (lead) {
+    if (lead[1].includes('U')) throw new Untranslatable('(?U)');
+    for (const f of new Set(lead[1])) flags += f;
+    p = p.slice(lead[0].length);
+  }
+  const dotAll = flags.includes('s');
+  let out = '';
+  let i = 0;
+  while (i < p.length) {
+    const c = p[i];
+    if (c === '\\') {
+      const [t, next] = escape(p, i, false);
+      out += t;
+      i = next;
+    } else if (c === '[') {
+      // A class: RE2 takes `]` first in it as a literal and `[:name:]` as a POSIX class.
+      let j = i + 1;
+      let cls = '[';
+      if (p[j] === '^') { cls += '^'; j++; }
+      if (p[j] === ']') { cls += '\\]'; j++; }
+      for (;;) {
+        if (j >= p.length) throw new Untranslatable('unterminated class');
+        const d = p[j];
+        if (d === ']') { cls += ']'; j++; break; }
+        if (d === '\\') {
+          const [t, next] = escape(p, j, true);
+          cls += t;
+          j = next;
+        } else if (d === '[' && p[j + 1] === ':') {
+          const m = /^\[:(\^?)([a-z]+):\]/.exec(p.slice(j));
+          if (!m || m[1] || posixClasses[m[2]] === undefined) throw new Untranslatable('POSIX class');
+          cls += posixClasses[m[2]];
+          j += m[0].length;
+        } else if (d === '[') {
+          cls += '\\[';
+          j++;
+        } else {
+          cls += d;
+          j++;
+        }
+      }
+      out += cls;
+      i = j;
+    } else if (c === '.' && !dotAll) {
+      out += '[^\\n]';
+      i++;
+    } else if (c === '(' && p[i + 1] === '?') {
+      if (p.startsWith('(?P<', i)) { out += '(?<'; i += 4; }
+      else if (p.startsWith('(?:', i) || p.startsWith('(?<', i)) { out += p.slice(i, i + 3); i += 3; }
+      else throw new Untranslatable('group flags');
+    } else if (c === '{') {
+      // A repetition as JavaScript reads it, or RE2's literal brace, which a Unicode RegExp refuses.
+      const m = /^\{\d+(,\d*)?\}/.exec(p.slice(i));
+      if (!m) throw new Untranslatable('literal {');
+      out += m[0];
+      i += m[0].length;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return { source: out, flags };
+}
+
+function compileNow(pattern: string): GoRegexp {
+  try {
+    const { source, flags } = translate(pattern);
+    const re = new RegExp(source, flags);
+    return { test: (s) => re.test(s), global: new RegExp(source, `${flags}g`) };
+  } catch (err) {
+    if (!(err instanceof Untranslatable) && !(err instanceof SyntaxError)) throw err;
+  }
+  const re2 = RE2JS.compile(pattern);
+  return { test: (s) => re2.test(s) };
+}
+
+const cache = new Map<string, GoRegexp | Error>();
+
+/**
+ * A Go regular expression, compiled once. Throws (RE2's syntax error) for a pattern Go would not
+ * compile either.
+ */
+export function compileGoRegexp(pattern: string): GoRegexp {
+  let re = cache.get(pattern);
+  if (re === undefined) {
+    try {
+      re = compileNow(pattern);
+    } catch (err) {
+      re = err instanceof Error ? err : new Error(String(err));
+    }
+    if (cache.size > 4096) cache.clear();
+    cache.set(pattern, re);
+  }
+  if (re instanceof Error) throw re;
+  return re;
+}

@@ -1,0 +1,51 @@
+/**
+ * cel-go's strings extension semantics (ext/strings.go): Go's SplitN and Replace counts, and
+ * positions in code points. @bufbuild/cel's own split truncates where Go keeps the rest.
+ */
+import { expectCases } from './testhelpers.js';
+
+test('split with a count keeps the rest in the last part, as Go\'s strings.SplitN', () => {
+  expectCases([
+    ["'a.b.c'.split('.')", ['a', 'b', 'c']],
+    ["'a.b.c'.split('.', 2)", ['a', 'b.c']],
+    ["'a.b.c'.split('.', 1)", ['a.b.c']],
+    ["'a.b.c'.split('.', 0)", []],
+    ["'a.b.c'.split('.', -1)", ['a', 'b', 'c']],
+    ["''.split('.')", ['']],
+    ["'ab😀'.split('')", ['a', 'b', '😀']],
+    ["'abc'.split('', 2)", ['a', 'bc']],
+    // openshift/api's CompatibilityRequirement: the unsplit rest fails the per-field pattern.
+    ["'a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q'.split('.', 16).all(f, f.matches('^[a-zA-Z][a-zA-Z0-9_]{0,62}$'))", false],
+  ]);
+});
+
+test('replace with a count, negative meaning all, as Go\'s strings.Replace', () => {
+  expectCases([
+    ["'aaa'.replace('a', 'b')", 'bbb'],
+    ["'aaa'.replace('a', 'b', 2)", 'bba'],
+    ["'aaa'.replace('a', 'b', -1)", 'bbb'],
+    ["'aaa'.replace('a', 'b', 0)", 'aaa'],
+    ["'ab'.replace('', '-')", '-a-b-'],
+    ["'ab'.replace('', '-', 2)", '-a-b'],
+    ["'aa'.replace('a', 'aa')", 'aaaa'],
+  ]);
+});
+
+test('positions count code points, and out-of-range indexes are errors with cel-go\'s text', () => {
+  expectCases([
+    ["'héllo'.indexOf('l')", 2n],
+    ["'héllo'.indexOf('l', 3)", 3n],
+    ["'héllo'.lastIndexOf('l')", 3n],
+    ["'héllo'.lastIndexOf('l', 2)", 2n],
+    ["'abc'.indexOf('', 2)", 2n],
+    ["'abc'.lastIndexOf('')", 3n],
+    ["'😀a'.charAt(1)", 'a'],
+    ["'abc'.charAt(3)", ''],
+    ["'héllo'.substring(1, 3)", 'él'],
+    ["'héllo'.substring(4)", 'o'],
+    ["'abc'.indexOf('a', 3)", { error: 'index out of range: 3' }],
+    ["'abc'.charAt(4)", { error: 'index out of range: 4' }],
+    ["'abc'.substring(2, 1)", { error: 'invalid substring range. start: 2, end: 1' }],
+    ["'abc'.substring(4)", { error: 'index out of range: 4' }],
+  ]);
+});
