@@ -140,6 +140,13 @@ test('ipv4, ipv6 and cidr formats as kube-openapi parses them: no IPv6 zone, IPv
   expect(bad({ v6: 'fe80::1%eth0', net: 'fe80::1%eth0/64' })).toEqual(['v6', 'net']);
 });
 
+test('a pattern Go does not compile fails every value with Go\'s reason, as kube-openapi\'s Pattern does', () => {
+  const bad: StructuralSchema = { type: 'object', properties: { field: { type: 'string', pattern: '+' } } };
+  expect(validateCustomResource({ field: 'foo' }, bad).map((e) => `${e.field}: ${e.detail}`)).toEqual([
+    "field: Invalid value: \"foo\": field in body should match '+, but pattern is invalid: error parsing regexp: missing argument to repetition operator: `+`'",
+  ]);
+});
+
 test('updates ratchet: values unchanged from the stored object are not validated again, changed ones are', () => {
   const old = { spec: { image: 'UPPER', replicas: 50, ports: [{ name: 'a', protocol: 1 }] } };
   expect(messages({ spec: { image: 'UPPER', replicas: 50, ports: [{ name: 'a', protocol: 1 }] } })).toHaveLength(3);

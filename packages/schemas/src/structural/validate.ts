@@ -41,12 +41,12 @@ function tooMany(field: string, actual: number, max: number): FieldError {
   return { type: 'FieldValueTooMany' as FieldError['type'], field, detail: `Too many: ${actual}: must have at most ${max} ${max === 1 ? 'item' : 'items'}` };
 }
 
-/** A schema's pattern (Go syntax), or null where Go would not compile it either. */
-function patternOf(p: string): GoRegexp | null {
+/** A schema's pattern (Go syntax), or Go's error for one it does not compile (kube accepts such a CRD). */
+function patternOf(p: string): GoRegexp | Error {
   try {
     return compileGoRegexp(p);
-  } catch {
-    return null;
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
   }
 }
 
@@ -193,7 +193,9 @@ function validateString(v: string, s: StructuralSchema, path: string, errs: Fiel
   if (s.minLength !== undefined && [...v].length < s.minLength) errs.push(fieldErr.invalid(path, v, `${inBody(path)} should be at least ${s.minLength} chars long`));
   if (s.pattern !== undefined) {
     const re = patternOf(s.pattern);
-    if (re && !re.test(v)) errs.push(fieldErr.invalid(path, v, `${inBody(path)} should match '${s.pattern}'`));
+    // kube-openapi's Pattern: every value fails a pattern that does not compile, with Go's reason.
+    if (re instanceof Error) errs.push(fieldErr.invalid(path, v, `${inBody(path)} should match '${s.pattern}, but pattern is invalid: ${re.message}'`));
+    else if (!re.test(v)) errs.push(fieldErr.invalid(path, v, `${inBody(path)} should match '${s.pattern}'`));
   }
   if (s.format && (s.type === 'string' || s.type === undefined) && !checkFormat(s.format, v)) {
     errs.push(fieldErr.typeInvalid(path, v, `${inBody(path)} must be of type ${s.format}: ${JSON.stringify(v)}`));
