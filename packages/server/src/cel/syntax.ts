@@ -5,7 +5,9 @@
  * - optional syntax (cel-go's OptionalTypes, in kube's base environment since 1.29): `a.?b`,
  *   `a[?k]`, `[?x]` list elements, `{?k: v}` map entries, and the `optMap` / `optFlatMap` macros.
  *   As in cel-go, once a select chain has an optional step every later `.f` and `[k]` of the
- *   chain is optional too: an absent field ends it with `optional.none()`.
+ *   chain is optional too: an absent field ends it with `optional.none()`. A variable bound to
+ *   an optional (a CRD rule's `oldSelf` with optionalOldSelf) starts such a chain: cel-go's
+ *   checker makes `.f` of an optional-typed operand an optional select.
  * - two-variable comprehensions (cel-go's TwoVarComprehensions, kube 1.33+): `all(k, v, p)`,
  *   `exists`, `existsOne`, `transformList`, `transformMap`, `transformMapEntry`.
  * - `matches(s, re)` as a global function (cel-go's standard overload `matches_string`).
@@ -176,7 +178,12 @@ const isMark = (e: Expr | undefined): e is Expr => e?.exprKind.case === 'callExp
 const identName = (e: Expr | undefined) => (e?.exprKind.case === 'identExpr' ? e.exprKind.value.name : undefined);
 
 class Rewriter {
-  constructor(private b: Nodes) {}
+  constructor(private b: Nodes, private optionalVariables: ReadonlySet<string>) {}
+
+  /** An operand whose value is optional: a step of an optional chain, or a variable bound to an optional. */
+  private isOptional(operand: Expr): boolean {
+    return isOptionalStep(operand) || this.optionalVariables.has(identName(operand) ?? '');
+  }
 
   expr(e: Expr): Expr {
     const k = e.exprKind;
@@ -184,7 +191,7 @@ class Rewriter {
       case 'selectExpr': {
         const operand = this.expr(k.value.operand!);
         if (k.value.field.startsWith(optMark)) return this.b.call('__optSelect', [operand, this.b.str(k.value.field.slice(optMark.length))]);
-        if (isOptionalStep(operand)) {
+        if (this.isOptional(operand)) {
           const step = this.b.call('__optSelect', [operand, this.b.str(k.value.field)]);
           // has() over an optional chain: whether the whole chain is present.
           return k.value.testOnly ? this.b.call('hasValue', [], step) : step;
@@ -224,7 +231,7 @@ class Rewriter {
     if (fn === '_[_]' && raw.length === 2) {
       const operand = this.expr(raw[0]);
       if (isMark(raw[1])) return b.call('__optIndex', [operand, this.expr((raw[1].exprKind.value as { args: Expr[] }).args[0])]);
-      if (isOptionalStep(operand)) return b.call('__optIndex', [operand, this.expr(raw[1])]);
+      if (this.isOptional(operand)) return b.call('__optIndex', [operand, this.expr(raw[1])]);
       return b.call('_[_]', [operand, this.expr(raw[1])]);
     }
     if (fn === 'matches' && !c.target && raw.length === 2) return b.call('matches', [this.expr(raw[1])], this.expr(raw[0]));
@@ -312,9 +319,9 @@ class Rewriter {
 }
 
 /** `expr` parsed as kube's CEL environment reads it; throws the parser's error. */
-export function parseKube(expr: string): ParsedExpr {
+export function parseKube(expr: string, optionalVariables: readonly string[] = []): ParsedExpr {
   const parsed = parse(markOptionalSyntax(expr));
   if (!parsed.expr) return parsed;
-  const rewritten = new Rewriter(new Nodes(maxId(parsed.expr) + 1n)).expr(parsed.expr);
+  const rewritten = new Rewriter(new Nodes(maxId(parsed.expr) + 1n), new Set(optionalVariables)).expr(parsed.expr);
   return { ...parsed, expr: rewritten };
 }

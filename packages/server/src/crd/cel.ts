@@ -12,7 +12,7 @@
  * the authorizer, which CRD rules do not have, or arguments of the wrong type) is skipped rather
  * than failing every object.
  */
-import { isCelError, plan, type CelInput } from '@bufbuild/cel';
+import { celList, celMap, isCelError, plan, type CelInput, type CelValue } from '@bufbuild/cel';
 import type { FieldError } from '@windlass/machinery';
 import { structural } from '@windlass/schemas';
 import { kubeCelEnv, parseKube } from '../cel/index.js';
@@ -34,23 +34,27 @@ const env = kubeCelEnv();
 export type Program = (bindings: Record<string, CelInput>) => unknown;
 const programs = new Map<string, Program | Error>();
 
-/** An expression compiled once (standard CEL and kube's libraries), or why it does not compile. */
-export function compileCel(expr: string): Program | Error {
-  let p = programs.get(expr);
+/**
+ * An expression compiled once (standard CEL and kube's libraries), or why it does not compile.
+ * With `optionalOldSelf`, `oldSelf` is an optional, and a field of it an optional select.
+ */
+export function compileCel(expr: string, optionalOldSelf = false): Program | Error {
+  const key = optionalOldSelf ? `?${expr}` : expr;
+  let p = programs.get(key);
   if (p === undefined) {
     try {
-      const planned = plan(env, parseKube(expr));
+      const planned = plan(env, parseKube(expr, optionalOldSelf ? ['oldSelf'] : []));
       p = (bindings) => planned(bindings as never);
     } catch (err) {
       p = err instanceof Error ? err : new Error(String(err));
     }
-    programs.set(expr, p);
+    programs.set(key, p);
   }
   return p;
 }
 
-function program(expr: string): Program | null {
-  const p = compileCel(expr);
+function program(expr: string, optionalOldSelf: boolean): Program | null {
+  const p = compileCel(expr, optionalOldSelf);
   return p instanceof Error ? null : p;
 }
 
@@ -93,24 +97,37 @@ function failure(path: string, v: unknown, s: Schema, detail: string, reason: st
   return { type: 'FieldValueInvalid', field: path, detail: value === undefined ? `Invalid value: ${detail}` : `Invalid value: ${value}: ${detail}` };
 }
 
-function evaluateRules(v: unknown, s: Schema, path: string, old: { value: unknown } | undefined, errs: FieldError[]): void {
+/** A bound value as CEL sees it: an optional holds a CEL value, which the planner does not convert. */
+function celValue(v: CelInput): CelValue {
+  if (v instanceof Map) return celMap(v as never);
+  if (Array.isArray(v)) return celList(v);
+  return v as CelValue;
+}
+
+/**
+ * `unchanged`: whether this value's failures ratchet. kube's CEL ratcheting (shouldRatchetError)
+ * asks the value's own correlated old value, or, where it has none (an item of an atomic list or
+ * set, a field new in its object), the nearest ancestor that has one: an invalid item persisted
+ * in an atomic list ratchets while the list is unchanged.
+ */
+function evaluateRules(v: unknown, s: Schema, path: string, old: { value: unknown } | undefined, unchanged: boolean, errs: FieldError[]): void {
   const rules = (s['x-kubernetes-validations'] ?? []) as Rule[];
   if (rules.length === 0) return;
   const self = toCel(v, s);
   const oldSelf = old ? toCel(old.value, s) : undefined;
   const bindings: Record<string, CelInput> = oldSelf !== undefined ? { self, oldSelf } : { self };
   // optionalOldSelf rules see oldSelf as an optional: none on create and where no old value correlates.
-  const optionalBindings: Record<string, CelInput> = { self, oldSelf: (oldSelf !== undefined ? some(oldSelf as never) : none()) as unknown as CelInput };
-  const unchanged = old !== undefined && structural.jsonEqual(old.value, v);
+  const optionalBindings: Record<string, CelInput> = { self, oldSelf: (oldSelf !== undefined ? some(celValue(oldSelf)) : none()) as unknown as CelInput };
   for (const r of rules) {
     if (!r.rule) continue;
     // Transition rules apply only where a comparable old value exists.
     if (usesOldSelf(r) && !old && !r.optionalOldSelf) continue;
     // An unchanged value's failures ratchet (kube warns instead), unless the rule compares with oldSelf.
     if (unchanged && !usesOldSelf(r)) continue;
-    const p = program(r.rule);
+    const optional = Boolean(r.optionalOldSelf);
+    const p = program(r.rule, optional);
     if (!p) continue;
-    const result = p(r.optionalOldSelf && usesOldSelf(r) ? optionalBindings : bindings);
+    const result = p(optional ? optionalBindings : bindings);
     if (result === true) continue;
     if (isCelError(result)) {
       // What kube's type checker would have refused when the CRD was written: the rule is not checked.
@@ -126,16 +143,17 @@ function evaluateRules(v: unknown, s: Schema, path: string, old: { value: unknow
     }
     let detail = r.message?.trim() ? r.message.trim() : `failed rule: ${r.rule.trim()}`;
     if (r.messageExpression) {
-      const m = program(r.messageExpression)?.(bindings);
+      const m = program(r.messageExpression, optional)?.(optional ? optionalBindings : bindings);
       if (typeof m === 'string' && m.trim() !== '' && !m.includes('\n')) detail = m;
     }
     errs.push(failure(ruleFieldPath(path, r.fieldPath, s), v, s, detail, r.reason));
   }
 }
 
-function walk(v: unknown, s: Schema | undefined, path: string, old: { value: unknown } | undefined, errs: FieldError[]): void {
+function walk(v: unknown, s: Schema | undefined, path: string, old: { value: unknown } | undefined, parentUnchanged: boolean, errs: FieldError[]): void {
   if (!s || v === undefined || v === null) return;
-  evaluateRules(v, s, path, old, errs);
+  const unchanged = old !== undefined ? structural.jsonEqual(old.value, v) : parentUnchanged;
+  evaluateRules(v, s, path, old, unchanged, errs);
   if (Array.isArray(v)) {
     if (!s.items) return;
     const keys = s['x-kubernetes-list-map-keys'] ?? [];
@@ -145,7 +163,7 @@ function walk(v: unknown, s: Schema | undefined, path: string, old: { value: unk
         const match = old.value.find((x) => structural.isObject(x) && keys.every((k) => structural.jsonEqual(x[k], item[k])));
         if (match !== undefined) o = { value: match };
       }
-      walk(item, s.items, `${path}[${i}]`, o, errs);
+      walk(item, s.items, `${path}[${i}]`, o, unchanged, errs);
     });
     return;
   }
@@ -154,14 +172,14 @@ function walk(v: unknown, s: Schema | undefined, path: string, old: { value: unk
   for (const [k, x] of Object.entries(v)) {
     const child = s.properties?.[k] ?? additional;
     const o = old && structural.isObject(old.value) && k in old.value ? { value: old.value[k] } : undefined;
-    walk(x, child, path ? `${path}.${k}` : k, o, errs);
+    walk(x, child, path ? `${path}.${k}` : k, o, unchanged, errs);
   }
 }
 
 /** The CEL rules of `schema` evaluated over a custom resource; `old` on updates. */
 export function validateCELRules(obj: Record<string, unknown>, schema: Schema | undefined, old?: Record<string, unknown>): FieldError[] {
   const errs: FieldError[] = [];
-  walk(obj, schema, '', old && { value: old }, errs);
+  walk(obj, schema, '', old && { value: old }, false, errs);
   return errs;
 }
 

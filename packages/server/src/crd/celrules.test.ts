@@ -55,6 +55,39 @@ test('optionalOldSelf: the rule runs on create with oldSelf none, on update with
   expect(validateCELRules({ spec: { mode: 'b' } }, schema, { spec: {} })).toEqual([]);
 });
 
+test('optionalOldSelf: a field of oldSelf is an optional select, as cel-go types a select on an optional', () => {
+  // openshift/api's MachineOSConfig: the name may stay mismatched once persisted.
+  const schema = {
+    type: 'object',
+    properties: { metadata: { type: 'object', properties: { name: { type: 'string' } } }, spec: { type: 'object', properties: { pool: { type: 'object', properties: { name: { type: 'string' } } } } } },
+    'x-kubernetes-validations': [rule('self.metadata.name == self.spec.pool.name || oldSelf.hasValue() && oldSelf.spec.pool.name.value() == self.spec.pool.name', { optionalOldSelf: true, message: 'names must match' })],
+  } as never;
+  const persisted = { metadata: { name: 'a' }, spec: { pool: { name: 'b' } } };
+  expect(validateCELRules(persisted, schema)).toEqual([{ type: 'FieldValueInvalid', field: '', detail: 'Invalid value: names must match' }]);
+  expect(validateCELRules({ ...persisted, other: 1 }, schema, persisted)).toEqual([]);
+  expect(validateCELRules({ metadata: { name: 'a' }, spec: { pool: { name: 'c' } } }, schema, persisted)).toHaveLength(1);
+  // An absent field of a present oldSelf is none: value() fails, hasValue() is false.
+  const absent = { ...schema as object, 'x-kubernetes-validations': [rule('!oldSelf.hasValue() || !oldSelf.spec.pool.hasValue()', { optionalOldSelf: true })] } as never;
+  expect(validateCELRules({ metadata: { name: 'a' }, spec: {} }, absent, { metadata: { name: 'a' }, spec: {} })).toEqual([]);
+});
+
+test('ratcheting: an item that correlates with nothing (an atomic list\'s) ratchets while its nearest correlated ancestor is unchanged', () => {
+  const schema = root({
+    type: 'object',
+    properties: {
+      blocked: { type: 'array', items: { type: 'string', 'x-kubernetes-validations': [rule("!self.contains(':')", { message: 'no tags' })] } },
+      note: { type: 'string' },
+    },
+  });
+  const persisted = { spec: { blocked: ['registry.io/repo:latest'], note: 'a' } };
+  // The list unchanged, another field changed: the persisted item's failure ratchets.
+  expect(validateCELRules({ spec: { blocked: ['registry.io/repo:latest'], note: 'b' } }, schema, persisted)).toEqual([]);
+  // The list changed: an atomic list's items are all validated again.
+  expect(validateCELRules({ spec: { blocked: ['registry.io/repo:latest', 'ok.io'], note: 'a' } }, schema, persisted).map((e) => e.field)).toEqual(['spec.blocked[0]']);
+  // On create nothing ratchets.
+  expect(validateCELRules(persisted, schema)).toHaveLength(1);
+});
+
 test('a rule\'s fieldPath walks the schema: a map key is printed as [key], properties as .name', () => {
   const schema = root({
     type: 'object',
