@@ -13,6 +13,7 @@ import { celEnv, type CelEnv, type CelFunc } from '@bufbuild/cel';
 import { structural } from '@windlass/schemas';
 import { formatFunctions } from './format.js';
 import { syntaxHelpers } from './helpers.js';
+import { conversionFunctions } from './conversions.js';
 import { cidrFunctions, ipFunctions } from './ip.js';
 import { listFunctions } from './lists.js';
 import { kubeTypeRegistry } from './opaque.js';
@@ -26,6 +27,7 @@ import { urlFunctions } from './urls.js';
 
 export const kubeFunctions: CelFunc[] = [
   ...stringFunctions,
+  ...conversionFunctions,
   ...listFunctions,
   ...regexFunctions,
   ...urlFunctions,

@@ -49,3 +49,22 @@ test('positions count code points, and out-of-range indexes are errors with cel-
     ["'abc'.substring(4)", { error: 'index out of range: 4' }],
   ]);
 });
+
+test('strings convert to numbers as Go\'s strconv parses them, with cel-go\'s conversion error', () => {
+  expectCases([
+    ["int('42')", 42n],
+    ["int('-7')", -7n],
+    ["int('+7')", 7n],
+    ["int('acd')", { error: "type conversion error from 'string' to 'int'" }],
+    ["int('')", { error: "type conversion error from 'string' to 'int'" }],
+    ["int(' 1')", { error: "type conversion error from 'string' to 'int'" }],
+    ["int('0x10')", { error: "type conversion error from 'string' to 'int'" }],
+    ["int('9223372036854775808')", { error: "type conversion error from 'string' to 'int'" }],
+    ["uint('42')", 42n],
+    ["uint('-1')", { error: "type conversion error from 'string' to 'uint'" }],
+    ["double('1.5e3')", 1500],
+    ["double('-inf') < 0.0", true],
+    ["double('')", { error: "type conversion error from 'string' to 'double'" }],
+    ["double('0x10')", { error: "type conversion error from 'string' to 'double'" }],
+  ]);
+});
