@@ -12,7 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { kubectlAsync as kubectlAsyncOn, type KubectlResult, type RunningServer, useWindlass } from './harness.js';
-import { kubectl, kubectlOk, stream, waitEstablished } from './realkubectl.js';
+import { kubectl, kubectlOk, parallel, stream, waitEstablished } from './realkubectl.js';
 
 const yaml = createRequire(import.meta.url)('js-yaml') as { loadAll(s: string): unknown[]; load(s: string): unknown };
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -31,19 +31,6 @@ function docs(dir: string, pick: (file: string) => boolean): any[] {
 
 /** kubectl as an asynchronous child, so several run at once. */
 const kubectlAsync = (args: string[]) => kubectlAsyncOn(s.kubeconfig, args);
-
-/** `run` over the items, `width` at a time, results in order. */
-async function parallel<T>(items: T[], run: (item: T) => Promise<KubectlResult>, width = 4): Promise<KubectlResult[]> {
-  const out: KubectlResult[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await run(items[i]);
-    }
-  }));
-  return out;
-}
 
 /** Each object's kubectl error (after `is invalid: `) by name, from one batched create's stderr. */
 function errorsByName(stderr: string): Map<string, string> {

@@ -104,3 +104,16 @@ export function clusterScopedResources(kubeconfig: string): Set<string> {
   }
   return out;
 }
+
+/** `run` over the items, `width` at a time, results in order. */
+export async function parallel<T>(items: T[], run: (item: T) => Promise<KubectlResult>, width = 4): Promise<KubectlResult[]> {
+  const out: KubectlResult[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await run(items[i]);
+    }
+  }));
+  return out;
+}
