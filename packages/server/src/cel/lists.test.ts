@@ -63,3 +63,14 @@ test('cel-go\'s sets extension: contains, equivalent, intersects by CEL equality
     ['sets.intersects([], [])', false],
   ]);
 });
+
+test('sortBy(e, key) sorts by each element\'s key, as cel-go\'s lists macro expands it', () => {
+  expectCases([
+    ['[3, 1, 2].sortBy(x, -x)', [3n, 2n, 1n]],
+    ['[{"n": "b", "p": 2}, {"n": "a", "p": 1}].sortBy(e, e.p).map(e, e.n)', ['a', 'b']],
+    ['["bb", "a", "ccc"].sortBy(s, size(s))', ['a', 'bb', 'ccc']],
+    ['[].sortBy(x, x)', []],
+    // The list is evaluated once; keys of kinds that do not compare are an error.
+    ['[1, 2].sortBy(x, x == 1 ? "a" : 1)', { error: expect.any(String) }],
+  ]);
+});

@@ -11,6 +11,7 @@
  * - two-variable comprehensions (cel-go's TwoVarComprehensions, kube 1.33+): `all(k, v, p)`,
  *   `exists`, `existsOne`, `transformList`, `transformMap`, `transformMapEntry`.
  * - `matches(s, re)` as a global function (cel-go's standard overload `matches_string`).
+ * - the lists extension's `sortBy(e, key)` macro, as cel-go expands it (`@sortByAssociatedKeys`).
  *
  * The expression text is first rewritten so the parser can read it (the `?` marks become the
  * marker call `__opt__(…)` or the field prefix `__opt__`), then the tree is rewritten.
@@ -220,6 +221,12 @@ class Rewriter {
     if (c.target) {
       const twoVar = this.twoVarComprehension(fn, c.target, raw);
       if (twoVar) return twoVar;
+      if (fn === 'sortBy' && raw.length === 2 && identName(raw[0])) {
+        // cel-go's lists macro: cel.bind(@in, list, @in.@sortByAssociatedKeys(@in.map(e, key)))
+        const input = '@sortBy_input';
+        const keys = b.fold(identName(raw[0])!, b.ident(input), '@keys', b.list([]), b.bool(true), b.call('_+_', [b.ident('@keys'), b.list([this.expr(raw[1])])]), b.ident('@keys'));
+        return b.bind(input, this.expr(c.target), b.call('@sortByAssociatedKeys', [keys], b.ident(input)));
+      }
       if ((fn === 'optMap' || fn === 'optFlatMap') && raw.length === 2 && identName(raw[0])) {
         // cel-go's macros: opt.hasValue() ? optional.of(cel.bind(v, opt.value(), e)) : optional.none()
         const opt = '@opt';
