@@ -210,7 +210,9 @@ export class APIServer {
       }
       this.stores.set(def, store);
     }
-    this.dynamicAdmission.add(validatingPolicyStage({ registry: this.registry, storeFor: (g, v, r) => this.storeFor(g, v, r), lookup: (g, r) => this.admissionLookup(g, r) }));
+    this.dynamicAdmission.add(validatingPolicyStage({
+      registry: this.registry, storeFor: (g, v, r) => this.storeFor(g, v, r), lookup: (g, r) => this.admissionLookup(g, r), authorizer: () => this.ctx.authorizer,
+    }));
     const ctx: StoreContext = { storage, registryPrefix: prefix, services: opts.services ?? defaultServiceRanges, lookup: (group, resource) => this.admissionLookup(group, resource), dynamicAdmission: this.dynamicAdmission };
     if (opts.authenticator) {
       const modes = opts.authorization?.modes ?? ['RBAC'];

@@ -13,6 +13,7 @@ import { celEnv, type CelEnv, type CelFunc } from '@bufbuild/cel';
 import { structural } from '@windlass/schemas';
 import { formatFunctions } from './format.js';
 import { syntaxHelpers } from './helpers.js';
+import { authzFunctions } from './authz.js';
 import { conversionFunctions } from './conversions.js';
 import { cidrFunctions, ipFunctions } from './ip.js';
 import { listFunctions } from './lists.js';
@@ -38,6 +39,7 @@ export const kubeFunctions: CelFunc[] = [
   ...formatFunctions,
   ...semverFunctions,
   ...optionalFunctions,
+  ...authzFunctions,
   ...syntaxHelpers,
 ];
 

@@ -1,6 +1,6 @@
 /**
  * Kube's CEL object types (kubernetes.Quantity, kubernetes.URL, net.IP, net.CIDR,
- * kubernetes.Semver, kubernetes.NamedFormat, optional_type) as @bufbuild/cel can carry them.
+ * kubernetes.Semver, kubernetes.NamedFormat, kubernetes.authorization.*, optional_type) as @bufbuild/cel can carry them.
  *
  * @bufbuild/cel knows scalars, lists, maps and protobuf messages only: a function result that is
  * none of these is refused. So each type is a message with one string field, `key`, built from
@@ -18,6 +18,7 @@ import { objectType, type CelObjectType } from '@bufbuild/cel';
 const packages: Record<string, string[]> = {
   kubernetes: ['Quantity', 'URL', 'Semver', 'NamedFormat'],
   net: ['IP', 'CIDR'],
+  'kubernetes.authorization': ['Authorizer', 'PathCheck', 'GroupCheck', 'ResourceCheck', 'Decision'],
   '': ['optional_type'],
 };
 

@@ -17,6 +17,7 @@
  * marker call `__opt__(…)` or the field prefix `__opt__`), then the tree is rewritten.
  */
 import { parse } from '@bufbuild/cel';
+import { requestResourceVariable } from './authz.js';
 
 type ParsedExpr = ReturnType<typeof parse>;
 type Expr = NonNullable<ParsedExpr['expr']>;
@@ -192,6 +193,8 @@ class Rewriter {
       case 'selectExpr': {
         const operand = this.expr(k.value.operand!);
         if (k.value.field.startsWith(optMark)) return this.b.call('__optSelect', [operand, this.b.str(k.value.field.slice(optMark.length))]);
+        // kube declares `authorizer.requestResource` as one variable of a dotted name.
+        if (identName(operand) === 'authorizer' && k.value.field === 'requestResource' && !k.value.testOnly) return this.b.ident(requestResourceVariable);
         if (this.isOptional(operand)) {
           const step = this.b.call('__optSelect', [operand, this.b.str(k.value.field)]);
           // has() over an optional chain: whether the whole chain is present.

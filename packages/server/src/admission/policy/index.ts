@@ -2,6 +2,7 @@
 import type { APIRegistry } from '../../registry/index.js';
 import type { Store } from '../../registry/store.js';
 import type { AdmissionLookup } from '../../registry/types.js';
+import type { Authorizer } from '../../rbac/types.js';
 import type { AdmissionStage } from '../dynamic.js';
 import { FollowedObjects } from './followed.js';
 import type { GroupVersionResource } from './matching.js';
@@ -11,6 +12,8 @@ export interface PolicyDeps {
   registry: APIRegistry;
   storeFor(group: string, version: string, resource: string): Store | undefined;
   lookup(group: string, resource: string): AdmissionLookup | undefined;
+  /** The server's authorizer, for the policies' `authorizer` library; undefined when it authorizes nothing. */
+  authorizer(): Authorizer | undefined;
 }
 
 const group = 'admissionregistration.k8s.io';
@@ -21,6 +24,7 @@ export function validatingPolicyStage(deps: PolicyDeps): AdmissionStage {
     policies: new FollowedObjects(() => deps.storeFor(group, 'v1', 'validatingadmissionpolicies')),
     bindings: new FollowedObjects(() => deps.storeFor(group, 'v1', 'validatingadmissionpolicybindings')),
     namespace,
+    authorizer: deps.authorizer,
     namespaceLabels: (a) => namespaceLabelsFor(a, namespace),
     equivalents: (r: GroupVersionResource) => (deps.registry.versionsOf(r.group) ?? [])
       .filter((version) => deps.registry.lookup(r.group, version, r.resource))

@@ -13,6 +13,8 @@ import type { DynamicAdmissionAttributes, KubeObject } from '../../registry/type
 import type { AdmissionStage } from '../dynamic.js';
 import { admissionRequest, namespaceObject } from './celinput.js';
 import { evaluateExpression, toCelValue } from '../../cel/values.js';
+import { authorizerBindings, AuthzContext, evaluateWithAuthorizer } from '../../cel/authz.js';
+import type { Authorizer } from '../../rbac/types.js';
 import { evaluateMatchConditions } from '../matchconditions.js';
 import type { FollowedObjects } from './followed.js';
 import { matchesResources, type GroupVersionResource, type MatchContext, type MatchResources } from './matching.js';
@@ -51,6 +53,8 @@ export interface ValidatingPolicyOptions extends MatchContext {
   bindings: FollowedObjects<Binding>;
   params(apiVersion: string, kind: string): ParamSource | undefined;
   namespace(name: string): Promise<KubeObject | undefined>;
+  /** The server's authorizer, which the `authorizer` variable asks; undefined when it authorizes nothing. */
+  authorizer(): Authorizer | undefined;
 }
 
 /** kube keeps the admission configuration itself out of reach of the policies it configures. */
@@ -101,7 +105,8 @@ async function validate(opts: ValidatingPolicyOptions, a: DynamicAdmissionAttrib
         const params = await collectParams(opts, spec, bspec, a.namespace);
         const ns = a.namespace && !(a.def.group === '' && a.def.resource === 'namespaces') ? await opts.namespace(a.namespace) : undefined;
         for (const param of params) {
-          for (const decision of evaluate(spec, failPolicy, a, matched, param, ns)) {
+          const authz = new AuthzContext(a.user, opts.authorizer());
+          for (const decision of await evaluateWithAuthorizer(authz, () => evaluate(spec, failPolicy, a, matched, param, ns, authz))) {
             if (!decision.deny) continue;
             for (const action of bspec.validationActions ?? []) {
               if (action === 'Deny') denied.push({ policy, binding, decision });
@@ -160,9 +165,11 @@ async function collectParams(opts: ValidatingPolicyOptions, spec: PolicySpec, bi
 }
 
 /** kube's validator.Validate for one param: the policy's decisions, one per validation. */
-function evaluate(spec: PolicySpec, failPolicy: string, a: DynamicAdmissionAttributes, matched: GroupVersionResource, param: KubeObject | null, ns: KubeObject | undefined): Decision[] {
+function evaluate(spec: PolicySpec, failPolicy: string, a: DynamicAdmissionAttributes, matched: GroupVersionResource, param: KubeObject | null, ns: KubeObject | undefined, authz: AuthzContext): Decision[] {
   const onError = (message: string): Decision[] => [{ deny: failPolicy !== 'Ignore', message }];
+  const requestResource = { group: (a.request ?? a.def).group, resource: (a.request ?? a.def).resource, subresource: a.subresource, namespace: a.namespace, name: a.name };
   const bindings: Record<string, CelInput> = {
+    ...authorizerBindings(authz, requestResource),
     object: toCelValue(a.obj),
     oldObject: toCelValue(a.old),
     request: toCelValue(admissionRequest(a, matched)),
