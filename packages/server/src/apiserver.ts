@@ -257,7 +257,10 @@ export class APIServer {
       storage: storage, key: compactKey(prefix), intervalMs: opts.compactionIntervalMs ?? defaultCompactionIntervalMs,
       onCompacted: (revision) => this.compacted(revision),
     });
-    this.dynamicAdmission.add(webhookStage({ registry: this.registry, storeFor: (g, v, r) => this.storeFor(g, v, r), lookup: (g, r) => this.admissionLookup(g, r), crdController: this.crdController }));
+    this.dynamicAdmission.add(webhookStage({
+      registry: this.registry, storeFor: (g, v, r) => this.storeFor(g, v, r), lookup: (g, r) => this.admissionLookup(g, r), crdController: this.crdController,
+      authorizer: () => this.ctx.authorizer,
+    }));
     this.aggregator = new Aggregator({
       storeFor: (g, v, r) => this.storeFor(g, v, r), lookup: (g, r) => this.admissionLookup(g, r),
       credentials: opts.aggregator?.proxyClient, resyncMs: opts.aggregator?.resyncMs,

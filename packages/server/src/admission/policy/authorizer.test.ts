@@ -92,3 +92,19 @@ test('serviceAccount() asks for the service account\'s user, and path() for a no
   // The bootstrap roles let every user read /healthz.
   expect((await call('POST', '/api/v1/namespaces/team-a/configmaps', configMap('h', { health: 'x' }), dev)).status).toBe(201);
 });
+
+test('a webhook\'s matchConditions ask the authorizer too: a webhook is called only for users its condition selects', async () => {
+  const hook = {
+    name: 'deleters.example.com', admissionReviewVersions: ['v1'], sideEffects: 'None', failurePolicy: 'Fail',
+    clientConfig: { url: 'https://127.0.0.1:1/validate' },
+    rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }],
+    matchConditions: [{ name: 'deleters', expression: "object.metadata.name.startsWith('hook-') && authorizer.requestResource.check('delete').allowed()" }],
+  };
+  expect((await call('POST', `${arPath}/validatingwebhookconfigurations`, { metadata: { name: 'deleters' }, webhooks: [hook] })).status).toBe(201);
+  // The admin may delete config maps: the webhook is called, and cannot be reached.
+  const called = await eventually(() => call('POST', '/api/v1/namespaces/team-a/configmaps', { ...configMap('hook-x'), metadata: { generateName: 'hook-' } }), (r) => r.status !== 201);
+  expect(called.status).toBe(500);
+  expect(called.body.message).toContain('failed calling webhook "deleters.example.com"');
+  // dev may not: the condition is false and the webhook is not called.
+  expect((await call('POST', '/api/v1/namespaces/team-a/configmaps', configMap('hook-dev'), dev)).status).toBe(201);
+});

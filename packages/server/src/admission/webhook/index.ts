@@ -12,6 +12,7 @@ import type { AdmissionStage } from '../dynamic.js';
 import type { Store } from '../../registry/store.js';
 import type { AdmissionLookup, DynamicAdmissionAttributes, ResourceDefinition } from '../../registry/types.js';
 import type { ServiceResolver } from './client.js';
+import type { Authorizer } from '../../rbac/types.js';
 import { isExempt, type MatchContext } from './matching.js';
 import { dispatchMutating } from './mutating.js';
 import { endpointServiceResolver } from './serviceresolver.js';
@@ -24,6 +25,8 @@ export interface WebhookHost {
   lookup(group: string, resource: string): AdmissionLookup | undefined;
   /** Receives the service resolver for CRD conversion webhooks. */
   crdController?: { conversionResolver?: ServiceResolver };
+  /** The server's authorizer, for matchConditions' `authorizer`. */
+  authorizer?(): Authorizer | undefined;
 }
 
 const group = 'admissionregistration.k8s.io';
@@ -41,6 +44,7 @@ export function webhookStage(host: WebhookHost): AdmissionStage {
       if (!ns) throw newNotFound({ group: '', resource: 'namespaces' }, name);
       return ns.metadata.labels;
     },
+    authorizer: host.authorizer,
   };
   const mutate = async (a: DynamicAdmissionAttributes) => {
     if (isExempt(a.def) || !mutating.any()) return;

@@ -8,6 +8,8 @@ import type { DynamicAdmissionAttributes, KubeObject, ResourceDefinition } from 
 import { CallError, postJSON, type ServiceResolver } from './client.js';
 import { evaluateMatchConditions } from '../matchconditions.js';
 import { toCelValue } from '../../cel/values.js';
+import { authorizerBindings, AuthzContext, evaluateWithAuthorizer } from '../../cel/authz.js';
+import type { Authorizer } from '../../rbac/types.js';
 import type { Invocation } from './matching.js';
 import { admissionRequest, newReview, newUID, reviewVersion, verifyResponse, type ReviewResponse } from './review.js';
 
@@ -66,14 +68,19 @@ export interface Versioned {
  * kube's match conditions, evaluated on the versioned objects: false skips the webhook, an error
  * under failurePolicy Fail refuses the request as Forbidden.
  */
-export function passesMatchConditions(inv: Invocation, a: DynamicAdmissionAttributes, v: Versioned): boolean {
+export async function passesMatchConditions(inv: Invocation, a: DynamicAdmissionAttributes, v: Versioned, authorizer: Authorizer | undefined): Promise<boolean> {
   const hook = inv.accessor.webhook;
   if (!hook.matchConditions?.length) return true;
   const request = admissionRequest('', a, inv.def, inv.resource, undefined, undefined);
   delete request.uid;
-  const result = evaluateMatchConditions(hook.matchConditions, { object: toCelValue(v.obj), oldObject: toCelValue(v.old), request: toCelValue(request) }, hook.failurePolicy ?? 'Fail');
+  const authz = new AuthzContext(a.user, authorizer);
+  const def = a.request ?? a.def;
+  const bindings = {
+    object: toCelValue(v.obj), oldObject: toCelValue(v.old), request: toCelValue(request),
+    ...authorizerBindings(authz, { group: def.group, resource: def.resource, subresource: a.subresource, namespace: a.namespace, name: a.name }),
+  };
+  const result = await evaluateWithAuthorizer(authz, () => evaluateMatchConditions(hook.matchConditions!, bindings, hook.failurePolicy ?? 'Fail'));
   if ('error' in result) {
-    const def = a.request ?? a.def;
     throw newForbidden({ group: def.group, resource: def.resource }, a.name, result.error);
   }
   return result.matches;

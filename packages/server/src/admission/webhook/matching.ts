@@ -6,6 +6,7 @@
  * object in the version its rule names).
  */
 import { labelSelectorFromObject, newInternalError, type LabelSelector, type LabelSelectorObject } from '@windlass/machinery';
+import type { Authorizer } from '../../rbac/types.js';
 import type { DynamicAdmissionAttributes, ResourceDefinition } from '../../registry/types.js';
 import type { Rule, WebhookAccessor } from './types.js';
 
@@ -82,6 +83,8 @@ export interface MatchContext {
   equivalents(def: ResourceDefinition): ResourceDefinition[];
   /** The labels of a namespace; throws kube's NotFound when it does not exist. */
   namespaceLabels(name: string): Promise<Record<string, string> | undefined>;
+  /** The server's authorizer, which matchConditions' `authorizer` asks; undefined when it authorizes nothing. */
+  authorizer?(): Authorizer | undefined;
 }
 
 /**

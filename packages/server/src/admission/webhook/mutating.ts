@@ -33,7 +33,7 @@ export async function dispatchMutating(hooks: WebhookAccessor[], a: DynamicAdmis
       if (round === 1 && !reinvoke.has(accessor.uid)) continue;
       const obj = a.obj && (await convert.toVersion(a.obj, inv.def));
       const old = a.old && (await convert.toVersion(a.old, inv.def));
-      if (!passesMatchConditions(inv, a, { obj, old })) continue;
+      if (!(await passesMatchConditions(inv, a, { obj, old }, ctx.authorizer?.()))) continue;
       let changed = false;
       let err: unknown;
       try {

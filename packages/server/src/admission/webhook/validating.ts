@@ -17,7 +17,7 @@ export async function dispatchValidating(hooks: WebhookAccessor[], a: DynamicAdm
     if (!inv) continue;
     const obj = a.obj && (await convert.toVersion(a.obj, inv.def));
     const old = a.old && (await convert.toVersion(a.old, inv.def));
-    if (!passesMatchConditions(inv, a, { obj, old })) continue;
+    if (!(await passesMatchConditions(inv, a, { obj, old }, ctx.authorizer?.()))) continue;
     calls.push({ inv, obj, old });
   }
   if (calls.length === 0) return;
