@@ -182,8 +182,9 @@ export function validateValue(value: unknown, s: StructuralSchema, path: string,
   else if (isObject(value)) validateObject(value, s, path, errs, old);
 }
 
+/** kube-openapi's basicCommonValidator: a null matches no enum value, not even a null one (it skips untyped values). */
 function validateEnum(value: unknown, s: StructuralSchema, path: string, errs: FieldError[]): void {
-  if (s.enum && !s.enum.some((e) => jsonEqual(e, value))) {
+  if (s.enum && (value === null || !s.enum.some((e) => e !== null && jsonEqual(e, value)))) {
     errs.push(fieldErr.notSupported(path, value, s.enum.map((e) => (typeof e === 'string' ? e : JSON.stringify(e)))));
   }
 }
