@@ -45,9 +45,29 @@ test.each(cases)('%s on %j is %s, as RE2 answers', (pattern, input, matches) => 
   expect(RE2JS.compile(pattern).test(input)).toBe(matches);
 });
 
-test('a translated pattern offers a global RegExp for scanning; one run on RE2 does not', () => {
+test('a translated pattern offers a global RegExp for scanning; one run on RE2 does not (flags inside, Unicode classes, non-ASCII)', () => {
   expect(compileGoRegexp('\\d+').global?.flags).toContain('g');
-  expect(compileGoRegexp('a(?i:b)').global).toBeUndefined();
+  for (const p of ['a(?i:b)', '\\pL', 'é']) expect(compileGoRegexp(p).global).toBeUndefined();
+  expect(compileGoRegexp('(?i)ab').global?.flags).toBe('gi');
+});
+
+test('patterns that backtrack exponentially still answer: V8 falls back to its linear engine, RE2 is linear', () => {
+  // A backtracking engine would run for hours on these; RE2 answers at once.
+  const input = `${'a'.repeat(48)}!`;
+  expect(compileGoRegexp('^(a+)+$').test(input)).toBe(false);
+  expect(compileGoRegexp('^(a|a)*$').test(input)).toBe(false);
+  expect(compileGoRegexp('^(a+)+$').test('a'.repeat(48))).toBe(true);
+  expect(compileGoRegexp('(?i)^(a+)+$').test(input)).toBe(false);
+  // A hostname pattern real CRDs carry, on a long near-miss.
+  const hostname = '^(([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\\-]*[a-zA-Z0-9])\\.)*([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9\\-]*[A-Za-z0-9])$';
+  expect(compileGoRegexp(hostname).test(`${'a.'.repeat(2000)}-`)).toBe(false);
+  expect(compileGoRegexp(hostname).test('api.example.com')).toBe(true);
+});
+
+test('inputs beyond the BMP are matched in code points, as Go does', () => {
+  expect(compileGoRegexp('^[^x]$').test('😀')).toBe(true);
+  expect(compileGoRegexp('^.{2}$').test('😀a')).toBe(true);
+  expect(compileGoRegexp('^[a-z]+$').test('ab😀')).toBe(false);
 });
 
 test('a pattern Go would refuse throws', () => {
