@@ -110,3 +110,13 @@ test('the strings extension at the version kube pins (2), and optional values th
     ['optional.of("a") == optional.of("a") && optional.none() == optional.none()', true],
   ]);
 });
+
+test('a map entry whose value is null is present: has(), in and optional selects see it (patches/@bufbuild__cel: NativeMap.has)', () => {
+  expectCases([
+    ["has({'k': null}.k)", true],
+    ["'k' in {'k': null}", true],
+    ["{'k': null}.?k.hasValue()", true],
+    ["has({'k': null}.other)", false],
+  ]);
+  expect(evalCel('has(self.note)', { self: new Map([['note', null]]) })).toBe(true);
+});
