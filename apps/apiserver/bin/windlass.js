@@ -10,7 +10,13 @@
 import { existsSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
 import vm from 'node:vm';
+
+// Set before the bundle is compiled: V8's code cache records the flags it was made under, and
+// the server sets this one as it loads (@windlass/schemas, for Go regular expressions in linear
+// time), so a cache written while serving is accepted only by a compile that already had it.
+v8.setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 
 const app = fileURLToPath(new URL('../', import.meta.url));
 const bundleDir = `${app}dist/bundle/`;
