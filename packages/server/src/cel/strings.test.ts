@@ -68,3 +68,21 @@ test('strings convert to numbers as Go\'s strconv parses them, with cel-go\'s co
     ["double('0x10')", { error: "type conversion error from 'string' to 'double'" }],
   ]);
 });
+
+test('a double prints as Go\'s %g, as cel-go\'s string(double) does', () => {
+  expectCases([
+    ['string(1.5)', '1.5'],
+    ['string(100000.0)', '100000'],
+    ['string(1000000.0)', '1e+06'],
+    ['string(1234567.0)', '1.234567e+06'],
+    ['string(0.0001)', '0.0001'],
+    ['string(0.00001)', '1e-05'],
+    ['string(-2.5e-10)', '-2.5e-10'],
+    ['string(1e100)', '1e+100'],
+    ['string(0.1 + 0.2)', '0.30000000000000004'],
+    ['string(-0.0)', '-0'],
+    ['string(double("inf"))', '+Inf'],
+    ['string(double("nan"))', 'NaN'],
+    ['string(123456.5)', '123456.5'],
+  ]);
+});

@@ -80,3 +80,14 @@ test('matches as a global function, as cel-go\'s standard library declares it', 
     ["matches('v1.4.0', 'v1.[0-5].\\\\d+')", true],
   ]);
 });
+
+test('a select or index on a call that makes an optional continues the optional chain (cel-spec optionals suite)', () => {
+  expectCases([
+    ["optional.of({'c': {'index': 'goodbye'}}).c.index.orValue('default value')", 'goodbye'],
+    ["optional.of({'c': {}}).c.missing.or(optional.none()[0]).orValue('default value')", 'default value'],
+    ["optional.of({'c': {}}).c.missing.or(optional.of(['list-value'])[0]).orValue('default value')", 'list-value'],
+    ["optional.of({'c': {'index': 'goodbye'}}).c['index'].orValue('default value')", 'goodbye'],
+    ["has(optional.of({'c': {'entry': 'hello world'}}).c) && !has(optional.of({'c': {'entry': 'hello world'}}).c.missing)", true],
+    ["optional.none().c.hasValue()", false],
+  ]);
+});

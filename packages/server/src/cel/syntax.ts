@@ -182,9 +182,16 @@ const identName = (e: Expr | undefined) => (e?.exprKind.case === 'identExpr' ? e
 class Rewriter {
   constructor(private b: Nodes, private optionalVariables: ReadonlySet<string>) {}
 
-  /** An operand whose value is optional: a step of an optional chain, or a variable bound to an optional. */
+  /**
+   * An operand whose value is optional: a step of an optional chain, a variable bound to an
+   * optional, or a call that makes one (`optional.of(x)`, `optional.none()`, `a.or(b)`).
+   */
   private isOptional(operand: Expr): boolean {
-    return isOptionalStep(operand) || this.optionalVariables.has(identName(operand) ?? '');
+    if (isOptionalStep(operand) || this.optionalVariables.has(identName(operand) ?? '')) return true;
+    if (operand.exprKind.case !== 'callExpr') return false;
+    const { function: fn, target } = operand.exprKind.value;
+    if (identName(target) === 'optional') return fn === 'of' || fn === 'ofNonZeroValue' || fn === 'none';
+    return (fn === 'or' || fn === 'optional.of' || fn === 'optional.ofNonZeroValue' || fn === 'optional.none') && (fn !== 'or' || (target !== undefined && this.isOptional(target)));
   }
 
   expr(e: Expr): Expr {
