@@ -128,6 +128,20 @@ export const authzFunctions = [
 /** The request's resource, as `authorizer.requestResource` names it. */
 export interface RequestResource { group: string; resource: string; subresource: string; namespace: string; name: string }
 
+interface AdmittedRequest {
+  def: { group: string; resource: string };
+  request?: { group: string; resource: string };
+  subresource: string;
+  namespace: string;
+  name: string;
+}
+
+/** kube's requestResource check: the group and resource the client wrote through, its subresource, namespace and name. */
+export function requestResourceOf(a: AdmittedRequest): RequestResource {
+  const { group, resource } = a.request ?? a.def;
+  return { group, resource, subresource: a.subresource, namespace: a.namespace, name: a.name };
+}
+
 /** The variable `authorizer.requestResource` is bound as (./syntax.ts reads the dotted name as this one). */
 export const requestResourceVariable = '__authorizer_requestResource';
 

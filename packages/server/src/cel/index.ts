@@ -3,11 +3,12 @@
  * (k8s.io/apiserver pkg/cel/environment/base.go) adds to standard CEL, for CRD validation rules
  * and admission policies alike.
  *
- * Bound: cel-go's strings extension (version 2; ./strings.ts where @bufbuild/cel's differs), kube's lists, regex, url,
- * quantity, ip, cidr, format and semver libraries, cel-go's sets and lists (version 3)
- * extensions, optional values and two-variable comprehensions (their syntax brought to helper
- * calls by ./syntax.ts, which every expression is parsed with). Kube's base environment has no
- * math extension and no cel.bind, so neither is bound here.
+ * Bound: cel-go's strings extension (version 2; ./strings.ts where @bufbuild/cel's differs) and
+ * its conversions (./conversions.ts), kube's lists, regex, url, quantity, ip, cidr, format, semver
+ * and authorizer libraries, cel-go's sets and lists (version 3) extensions, optional values and
+ * two-variable comprehensions (their syntax brought to helper calls by ./syntax.ts, which every
+ * expression is parsed with). Kube's base environment has no math extension and no cel.bind, so
+ * neither is bound here.
  */
 import { celEnv, type CelEnv, type CelFunc } from '@bufbuild/cel';
 import { structural } from '@windlass/schemas';

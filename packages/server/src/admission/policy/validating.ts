@@ -13,7 +13,7 @@ import type { DynamicAdmissionAttributes, KubeObject } from '../../registry/type
 import type { AdmissionStage } from '../dynamic.js';
 import { admissionRequest, namespaceObject } from './celinput.js';
 import { evaluateExpression, toCelValue } from '../../cel/values.js';
-import { authorizerBindings, AuthzContext, evaluateWithAuthorizer } from '../../cel/authz.js';
+import { authorizerBindings, AuthzContext, evaluateWithAuthorizer, requestResourceOf } from '../../cel/authz.js';
 import type { Authorizer } from '../../rbac/types.js';
 import { evaluateMatchConditions } from '../matchconditions.js';
 import type { FollowedObjects } from './followed.js';
@@ -167,9 +167,8 @@ async function collectParams(opts: ValidatingPolicyOptions, spec: PolicySpec, bi
 /** kube's validator.Validate for one param: the policy's decisions, one per validation. */
 function evaluate(spec: PolicySpec, failPolicy: string, a: DynamicAdmissionAttributes, matched: GroupVersionResource, param: KubeObject | null, ns: KubeObject | undefined, authz: AuthzContext): Decision[] {
   const onError = (message: string): Decision[] => [{ deny: failPolicy !== 'Ignore', message }];
-  const requestResource = { group: (a.request ?? a.def).group, resource: (a.request ?? a.def).resource, subresource: a.subresource, namespace: a.namespace, name: a.name };
   const bindings: Record<string, CelInput> = {
-    ...authorizerBindings(authz, requestResource),
+    ...authorizerBindings(authz, requestResourceOf(a)),
     object: toCelValue(a.obj),
     oldObject: toCelValue(a.old),
     request: toCelValue(admissionRequest(a, matched)),

@@ -8,7 +8,7 @@ import type { DynamicAdmissionAttributes, KubeObject, ResourceDefinition } from 
 import { CallError, postJSON, type ServiceResolver } from './client.js';
 import { evaluateMatchConditions } from '../matchconditions.js';
 import { toCelValue } from '../../cel/values.js';
-import { authorizerBindings, AuthzContext, evaluateWithAuthorizer } from '../../cel/authz.js';
+import { authorizerBindings, AuthzContext, evaluateWithAuthorizer, requestResourceOf } from '../../cel/authz.js';
 import type { Authorizer } from '../../rbac/types.js';
 import type { Invocation } from './matching.js';
 import { admissionRequest, newReview, newUID, reviewVersion, verifyResponse, type ReviewResponse } from './review.js';
@@ -74,13 +74,13 @@ export async function passesMatchConditions(inv: Invocation, a: DynamicAdmission
   const request = admissionRequest('', a, inv.def, inv.resource, undefined, undefined);
   delete request.uid;
   const authz = new AuthzContext(a.user, authorizer);
-  const def = a.request ?? a.def;
   const bindings = {
     object: toCelValue(v.obj), oldObject: toCelValue(v.old), request: toCelValue(request),
-    ...authorizerBindings(authz, { group: def.group, resource: def.resource, subresource: a.subresource, namespace: a.namespace, name: a.name }),
+    ...authorizerBindings(authz, requestResourceOf(a)),
   };
   const result = await evaluateWithAuthorizer(authz, () => evaluateMatchConditions(hook.matchConditions!, bindings, hook.failurePolicy ?? 'Fail'));
   if ('error' in result) {
+    const def = a.request ?? a.def;
     throw newForbidden({ group: def.group, resource: def.resource }, a.name, result.error);
   }
   return result.matches;
