@@ -108,9 +108,10 @@ function celValue(v: CelInput): CelValue {
  * `unchanged`: whether this value's failures ratchet. kube's CEL ratcheting (shouldRatchetError)
  * asks the value's own correlated old value, or, where it has none (an item of an atomic list or
  * set, a field new in its object), the nearest ancestor that has one: an invalid item persisted
- * in an atomic list ratchets while the list is unchanged.
+ * in an atomic list ratchets while the list is unchanged. Asked only where a rule needs it: the
+ * deep comparison is not made at every node of an update.
  */
-function evaluateRules(v: unknown, s: Schema, path: string, old: { value: unknown } | undefined, unchanged: boolean, errs: FieldError[]): void {
+function evaluateRules(v: unknown, s: Schema, path: string, old: { value: unknown } | undefined, unchanged: Unchanged, errs: FieldError[]): void {
   const rules = (s['x-kubernetes-validations'] ?? []) as Rule[];
   if (rules.length === 0) return;
   const self = toCel(v, s);
@@ -123,7 +124,7 @@ function evaluateRules(v: unknown, s: Schema, path: string, old: { value: unknow
     // Transition rules apply only where a comparable old value exists.
     if (usesOldSelf(r) && !old && !r.optionalOldSelf) continue;
     // An unchanged value's failures ratchet (kube warns instead), unless the rule compares with oldSelf.
-    if (unchanged && !usesOldSelf(r)) continue;
+    if (!usesOldSelf(r) && unchanged()) continue;
     const optional = Boolean(r.optionalOldSelf);
     const p = program(r.rule, optional);
     if (!p) continue;
@@ -150,9 +151,18 @@ function evaluateRules(v: unknown, s: Schema, path: string, old: { value: unknow
   }
 }
 
-function walk(v: unknown, s: Schema | undefined, path: string, old: { value: unknown } | undefined, parentUnchanged: boolean, errs: FieldError[]): void {
+/** Whether a value equals its correlated old one (or its nearest correlated ancestor's), computed once if asked. */
+type Unchanged = () => boolean;
+const never: Unchanged = () => false;
+
+function correlatedUnchanged(v: unknown, old: { value: unknown }): Unchanged {
+  let equal: boolean | undefined;
+  return () => (equal ??= structural.jsonEqual(old.value, v));
+}
+
+function walk(v: unknown, s: Schema | undefined, path: string, old: { value: unknown } | undefined, parentUnchanged: Unchanged, errs: FieldError[]): void {
   if (!s || v === undefined || v === null) return;
-  const unchanged = old !== undefined ? structural.jsonEqual(old.value, v) : parentUnchanged;
+  const unchanged = old !== undefined ? correlatedUnchanged(v, old) : parentUnchanged;
   evaluateRules(v, s, path, old, unchanged, errs);
   if (Array.isArray(v)) {
     if (!s.items) return;
@@ -179,7 +189,7 @@ function walk(v: unknown, s: Schema | undefined, path: string, old: { value: unk
 /** The CEL rules of `schema` evaluated over a custom resource; `old` on updates. */
 export function validateCELRules(obj: Record<string, unknown>, schema: Schema | undefined, old?: Record<string, unknown>): FieldError[] {
   const errs: FieldError[] = [];
-  walk(obj, schema, '', old && { value: old }, false, errs);
+  walk(obj, schema, '', old && { value: old }, never, errs);
   return errs;
 }
 
