@@ -413,3 +413,25 @@ export function goMarshalSorted(v: unknown): string {
   };
   return JSON.stringify(sortKeys(v)).replace(/[<>&\u2028\u2029]/g, (c) => htmlEscapes[c]);
 }
+
+/**
+ * Go's %g (and %v) of a float64, strconv.FormatFloat(x, 'g', -1, 64): the shortest digits, in
+ * exponent form below 1e-4 and from 1e6 on (`1e+06`, `-0`, `+Inf`).
+ */
+export function goFormatG(x: number): string {
+  if (Number.isNaN(x)) return 'NaN';
+  if (!Number.isFinite(x)) return x > 0 ? '+Inf' : '-Inf';
+  if (x === 0) return Object.is(x, -0) ? '-0' : '0';
+  const [mantissa, e] = Math.abs(x).toExponential().split('e');
+  const digits = mantissa.replace('.', '');
+  const exp = Number(e);
+  const sign = x < 0 ? '-' : '';
+  if (exp < -4 || exp >= 6) {
+    const frac = digits.length > 1 ? `.${digits.slice(1)}` : '';
+    return `${sign}${digits[0]}${frac}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  }
+  if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
+  const int = digits.slice(0, exp + 1).padEnd(exp + 1, '0');
+  const frac = digits.slice(exp + 1);
+  return `${sign}${int}${frac ? `.${frac}` : ''}`;
+}

@@ -4,7 +4,7 @@
  * it, so it decides where they sit in a field set and in FieldsV1), equality, Go's `%v`
  * rendering (path strings in conflict messages) and Go's JSON encoding (FieldsV1 bytes).
  */
-import { goQuote } from '@windlass/machinery';
+import { goFormatG, goQuote } from '@windlass/machinery';
 import type { JsonValue } from './types.js';
 
 export type JsonObject = { [key: string]: JsonValue };
@@ -116,21 +116,12 @@ export function valuesEqual(a: JsonValue, b: JsonValue): boolean {
 // Kube decodes integral JSON numbers that fit an int64 as int64, everything else as float64.
 const isGoInt = (n: number) => Number.isInteger(n) && Math.abs(n) < 9223372036854775808;
 
-/** fmt's `%v` of a float64 (%g, shortest digits): exponent form below 1e-4 and from 1e6. */
-function goFloatV(n: number): string {
-  if (!Number.isFinite(n)) return n > 0 ? '+Inf' : n < 0 ? '-Inf' : 'NaN';
-  const [mant, expStr] = n.toExponential().split('e');
-  const exp = Number(expStr);
-  if (exp < -4 || exp >= 6) return `${mant}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
-  return String(n);
-}
-
 /** value.ToString: how keys and set values appear in a path's String(). */
 export function valueToString(v: JsonValue): string {
   if (v === null) return 'null';
   switch (typeof v) {
     case 'number':
-      return isGoInt(v) ? String(v) : goFloatV(v);
+      return isGoInt(v) ? String(v) : goFormatG(v);
     case 'string':
       return goQuote(v);
     case 'boolean':

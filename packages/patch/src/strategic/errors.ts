@@ -3,7 +3,7 @@
  * packages produce, classified the way apiserver's interpretStrategicMergePatchError
  * turns them into HTTP statuses.
  */
-import { newBadRequest, type StatusError } from '@windlass/machinery';
+import { goFormatG, newBadRequest, type StatusError } from '@windlass/machinery';
 import { genericUnprocessable, unknownError } from '../errors.js';
 
 /** 400: malformed directives; 422: unsupported shapes; 500: any other Go error, as kube answers. */
@@ -66,23 +66,13 @@ export function goTypeName(v: unknown): string {
   return names[goKind(v)];
 }
 
-// Go formats %v of a float64 as %g with shortest digits: exponent form below 1e-4 and from 1e6.
-function goFloat(x: number): string {
-  if (!Number.isFinite(x)) return x > 0 ? '+Inf' : x < 0 ? '-Inf' : 'NaN';
-  const exp = x === 0 ? 0 : Math.floor(Math.log10(Math.abs(x)));
-  if (exp < -4 || exp >= 6) {
-    return x.toExponential().replace(/e([+-])(\d)$/, 'e$10$2');
-  }
-  return String(x);
-}
-
 /** Go's %v of a decoded JSON value: `map[a:1 b:[x y]]`, keys sorted. */
 export function goFormat(v: unknown): string {
   switch (goKind(v)) {
     case 'nil':
       return '<nil>';
     case 'float64':
-      return goFloat(v as number);
+      return goFormatG(v as number);
     case 'slice':
       return `[${(v as unknown[]).map(goFormat).join(' ')}]`;
     case 'map': {

@@ -1,8 +1,8 @@
 /**
  * Go's regexp (RE2 syntax) on JavaScript: CRD schemas' `pattern`s and CEL's `matches`, `find` and
- * `findAll` are Go regular expressions, and real CRDs use syntax a JavaScript RegExp refuses or
- * reads differently (`\-` and `\,` escapes, `[[:alpha:]]`, `(?P<name>…)`, `\Q…\E`) or matches
- * differently (`\s` is ASCII white space without `\v`, `.` stops only at `\n`).
+ * `findAll` are Go regular expressions, and real CRDs use syntax a JavaScript RegExp reads
+ * differently or not at all (`[[:alpha:]]`, `(?P<name>…)`, `\Q…\E`, `\A`, `\z`, `]` first in a
+ * class) or matches differently (`\s` is ASCII white space without `\v`, `.` stops only at `\n`).
  *
  * RE2 matches in linear time; a backtracking RegExp can take exponential time on a pattern such
  * as `^(a+)+$`, which would stall the event loop on one request (30 characters take seconds).
@@ -64,7 +64,7 @@ function escape(p: string, i: number, inClass: boolean): [string, number] {
       return [inClass ? out : `(?:${out})`, end < 0 ? p.length : end + 2];
     }
   }
-  // RE2 lets any punctuation be escaped; a Unicode-mode RegExp only its own syntax characters.
+  // RE2 lets any punctuation be escaped: written as its code, it reads the same inside a class or out.
   if (/[^A-Za-z0-9\s]/.test(c)) return ['^$\\.*+?()[]{}|/'.includes(c) ? `\\${c}` : hex(c), i + 2];
   throw new Untranslatable(`\\${c}`);
 }
@@ -127,9 +127,9 @@ function translate(pattern: string): { source: string; flags: string } {
       else if (p.startsWith('(?:', i) || p.startsWith('(?<', i)) { out += p.slice(i, i + 3); i += 3; }
       else throw new Untranslatable('group flags');
     } else if (c === '{') {
-      // A repetition as JavaScript reads it, or RE2's literal brace, which a Unicode RegExp refuses.
+      // A repetition both read alike; RE2's other braces (literal, or `{,n}`) are left to RE2.
       const m = /^\{\d+(,\d*)?\}/.exec(p.slice(i));
-      if (!m) throw new Untranslatable('literal {');
+      if (!m) throw new Untranslatable('brace');
       out += m[0];
       i += m[0].length;
     } else {
@@ -143,29 +143,28 @@ function translate(pattern: string): { source: string; flags: string } {
 const surrogate = /[\ud800-\udfff]/;
 
 function compileNow(pattern: string): GoRegexp {
-  let translated: { source: string; flags: string } | undefined;
+  let re: RegExp | undefined;
   try {
-    translated = translate(pattern);
-    new RegExp(translated.source, translated.flags);
+    const { source, flags } = translate(pattern);
+    re = new RegExp(source, flags);
   } catch (err) {
     if (!(err instanceof Untranslatable) && !(err instanceof SyntaxError)) throw err;
-    translated = undefined;
   }
-  if (!translated) {
+  if (!re) {
     const re2 = RE2JS.compile(pattern);
     return { test: (s) => re2.test(s) };
   }
-  const global = new RegExp(translated.source, `${translated.flags}g`);
+  const global = new RegExp(re.source, `${re.flags}g`);
   // Case folding has no linear-time fallback in V8: such a pattern is tested on RE2, and only
   // CEL's find and findAll scan with the backtracking RegExp.
-  if (translated.flags.includes('i')) {
+  if (re.ignoreCase) {
     const re2 = RE2JS.compile(pattern);
     return { test: (s) => re2.test(s), global };
   }
-  const re = new RegExp(translated.source, translated.flags);
+  const translated = re;
   // RE2 for inputs a UTF-16 RegExp would count differently; compiled once one comes.
   let re2: RE2JS | undefined;
-  return { test: (s) => (surrogate.test(s) ? (re2 ??= RE2JS.compile(pattern)).test(s) : re.test(s)), global };
+  return { test: (s) => (surrogate.test(s) ? (re2 ??= RE2JS.compile(pattern)).test(s) : translated.test(s)), global };
 }
 
 const cache = new Map<string, GoRegexp | Error>();

@@ -11,6 +11,7 @@
  * expressions have no side effects, so evaluating again gives the answer one pass would have.
  */
 import { celMethod, CelScalar, type CelInput } from '@bufbuild/cel';
+import { ALL_SERVICE_ACCOUNTS_GROUP, makeUsername, SERVICE_ACCOUNT_GROUP_PREFIX } from '@windlass/auth';
 import type { Attributes, AuthorizationResult, Authorizer, UserInfo } from '../rbac/types.js';
 import { opaqueType } from './opaque.js';
 
@@ -59,11 +60,10 @@ class AuthorizationPending extends Error {
   }
 }
 
-interface AuthorizerValue { ctx: AzContextRef; user: UserInfo }
+interface AuthorizerValue { ctx: AuthzContext; user: UserInfo }
 interface PathCheck { az: AuthorizerValue; path: string }
 interface GroupCheck { az: AuthorizerValue; group: string }
 interface ResourceCheck { az: AuthorizerValue; group: string; resource: string; subresource: string; namespace: string; name: string }
-type AzContextRef = AuthzContext;
 
 let unique = 0;
 const lost = (what: string) => () => {
@@ -76,9 +76,9 @@ const GroupCheckType = opaqueType<GroupCheck>('kubernetes.authorization.GroupChe
 const ResourceCheckType = opaqueType<ResourceCheck>('kubernetes.authorization.ResourceCheck', () => `#${++unique}`, lost('resource check'));
 const DecisionType = opaqueType<AuthorizationResult>('kubernetes.authorization.Decision', (d) => JSON.stringify(d), (k) => JSON.parse(k) as AuthorizationResult);
 
-/** serviceaccount.UserInfo: the user a service account's token authenticates as. */
+/** serviceaccount.UserInfo(namespace, name, ""): the service account's user and groups, without system:authenticated. */
 function serviceAccountUser(namespace: string, name: string): UserInfo {
-  return { name: `system:serviceaccount:${namespace}:${name}`, groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`] };
+  return { name: makeUsername(namespace, name), groups: [ALL_SERVICE_ACCOUNTS_GROUP, SERVICE_ACCOUNT_GROUP_PREFIX + namespace] };
 }
 
 function resourceAttributes(c: ResourceCheck, verb: string): Attributes {

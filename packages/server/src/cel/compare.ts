@@ -10,6 +10,10 @@ import { isReflectMessage } from '@bufbuild/protobuf/reflect';
 /** An error cel-go reports when a value has no such operation. */
 export const noSuchOverload = () => new Error('no such overload');
 
+/** The range of CEL's int (Go's int64). */
+export const maxInt64 = (1n << 63n) - 1n;
+export const minInt64 = -(1n << 63n);
+
 function numeric(v: unknown): bigint | number | undefined {
   if (typeof v === 'bigint' || typeof v === 'number') return v;
   if (isCelUint(v)) return v.value;

@@ -7,12 +7,12 @@
  * and print 1e6 as 1000000 where Go prints 1e+06.
  */
 import { celFunc, CelScalar, celUint } from '@bufbuild/cel';
+import { goFormatG } from '@windlass/machinery';
+import { maxInt64, minInt64 } from './compare.js';
 
 const { STRING, INT, UINT, DOUBLE } = CelScalar;
 
 const conversionError = (to: string) => new Error(`type conversion error from 'string' to '${to}'`);
-const maxInt64 = (1n << 63n) - 1n;
-const minInt64 = -(1n << 63n);
 
 function parseInt64(s: string): bigint {
   if (!/^[+-]?\d+$/.test(s)) throw conversionError('int');
@@ -34,25 +34,6 @@ function parseFloat64(s: string): number {
   // Decimal forms; ParseFloat's hexadecimal floats and digit underscores are left out.
   if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) throw conversionError('double');
   return Number(s);
-}
-
-/** Go's %g of a float64 (strconv.FormatFloat(x, 'g', -1, 64)): shortest digits, exponent form below 1e-4 and from 1e6 on. */
-export function goFormatG(x: number): string {
-  if (Number.isNaN(x)) return 'NaN';
-  if (!Number.isFinite(x)) return x > 0 ? '+Inf' : '-Inf';
-  if (x === 0) return Object.is(x, -0) ? '-0' : '0';
-  const [mantissa, e] = Math.abs(x).toExponential().split('e');
-  const digits = mantissa.replace('.', '');
-  const exp = Number(e);
-  const sign = x < 0 ? '-' : '';
-  if (exp < -4 || exp >= 6) {
-    const frac = digits.length > 1 ? `.${digits.slice(1)}` : '';
-    return `${sign}${digits[0]}${frac}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
-  }
-  if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
-  const int = digits.slice(0, exp + 1).padEnd(exp + 1, '0');
-  const frac = digits.slice(exp + 1);
-  return `${sign}${int}${frac ? `.${frac}` : ''}`;
 }
 
 export const conversionFunctions = [

@@ -7,12 +7,10 @@ import { celFunc, celList, celMethod, CelScalar, celUint, isCelList, isCelUint, 
 import { create } from '@bufbuild/protobuf';
 import { reflect, isReflectMessage } from '@bufbuild/protobuf/reflect';
 import { DurationSchema } from '@bufbuild/protobuf/wkt';
-import { compareCel, comparableKind, equalsCel, noSuchOverload } from './compare.js';
+import { compareCel, comparableKind, equalsCel, maxInt64, minInt64, noSuchOverload } from './compare.js';
 
 const { INT, BOOL, DYN } = CelScalar;
 const LIST = listType(DYN);
-const maxInt64 = (1n << 63n) - 1n;
-const minInt64 = -(1n << 63n);
 
 function isSorted(list: CelList): boolean {
   let prev: CelValue | undefined;

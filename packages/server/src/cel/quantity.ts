@@ -9,6 +9,7 @@
  */
 import { celFunc, celMethod, CelScalar } from '@bufbuild/cel';
 import { compareQuantities, parseQuantity, quantitySign, type ParsedQuantity } from '@windlass/machinery';
+import { maxInt64, minInt64 } from './compare.js';
 import { opaqueType } from './opaque.js';
 
 const { INT, BOOL, STRING, DOUBLE } = CelScalar;
@@ -20,8 +21,6 @@ interface Quantity {
   dec: boolean;
 }
 
-const maxInt64 = (1n << 63n) - 1n;
-const minInt64 = -(1n << 63n);
 const fitsInt64 = (v: bigint) => v >= minInt64 && v <= maxInt64;
 
 /** Equal quantities (Cmp == 0) share a key: the value with trailing zeros moved to the exponent. */

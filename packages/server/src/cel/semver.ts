@@ -5,6 +5,7 @@
  */
 import { celFunc, celMethod, CelScalar } from '@bufbuild/cel';
 import { opaqueType } from './opaque.js';
+import { goSplitN } from './strings.js';
 
 const { INT, BOOL, STRING } = CelScalar;
 
@@ -77,7 +78,7 @@ export function parseSemver(s: string): Version {
 /** kube's normalizeAndParse: a leading v dropped, leading zeros trimmed, missing parts zero. */
 function normalizeAndParse(s: string): Version {
   if (s.startsWith('v')) s = s.slice(1);
-  const parts = splitN(s, '.', 3).map((p) => {
+  const parts = goSplitN(s, '.', 3).map((p) => {
     if (p.length <= 1) return p;
     p = p.replace(/^0+/, '');
     return p.length === 0 || !/[0-9]/.test(p[0]) ? `0${p}` : p;
@@ -87,11 +88,6 @@ function normalizeAndParse(s: string): Version {
     while (parts.length < 3) parts.push('0');
   }
   return parseSemver(parts.join('.'));
-}
-
-function splitN(s: string, sep: string, n: number): string[] {
-  const parts = s.split(sep);
-  return parts.length <= n ? parts : [...parts.slice(0, n - 1), parts.slice(n - 1).join(sep)];
 }
 
 const cmp = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);

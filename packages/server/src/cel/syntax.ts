@@ -175,6 +175,8 @@ function maxId(e: unknown, acc = 0n): bigint {
   return m;
 }
 
+/** `optional.<fn>(…)` calls that make an optional. */
+const makesOptional = new Set(['of', 'ofNonZeroValue', 'none']);
 const isOptionalStep = (e: Expr) => e.exprKind.case === 'callExpr' && ['__optSelect', '__optIndex'].includes(e.exprKind.value.function);
 const isMark = (e: Expr | undefined): e is Expr => e?.exprKind.case === 'callExpr' && e.exprKind.value.function === optMark && !e.exprKind.value.target && e.exprKind.value.args.length === 1;
 const identName = (e: Expr | undefined) => (e?.exprKind.case === 'identExpr' ? e.exprKind.value.name : undefined);
@@ -190,8 +192,8 @@ class Rewriter {
     if (isOptionalStep(operand) || this.optionalVariables.has(identName(operand) ?? '')) return true;
     if (operand.exprKind.case !== 'callExpr') return false;
     const { function: fn, target } = operand.exprKind.value;
-    if (identName(target) === 'optional') return fn === 'of' || fn === 'ofNonZeroValue' || fn === 'none';
-    return (fn === 'or' || fn === 'optional.of' || fn === 'optional.ofNonZeroValue' || fn === 'optional.none') && (fn !== 'or' || (target !== undefined && this.isOptional(target)));
+    if (fn === 'or') return target !== undefined && this.isOptional(target);
+    return identName(target) === 'optional' && makesOptional.has(fn);
   }
 
   expr(e: Expr): Expr {
