@@ -69,3 +69,14 @@ test('the code cache: written once the bundle serves, kept while V8 accepts it, 
   expect(readFileSync(cache).toString()).not.toBe('not a code cache');
   expect(statSync(cache).size).toBeGreaterThan(100);
 });
+
+test('a bundle that sets the server\'s V8 flag as it loads (linear-time regexes) still keeps its cache', () => {
+  // V8's code cache records the flags it was made under: the launcher sets this one before compiling.
+  writeFileSync(join(app, 'dist', 'bundle', 'main.cjs'), "(function (exports, require, module, __filename, __dirname) {require('node:v8').setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks'); console.log('bundle'); process.emit('windlass:serving');\n})");
+  const cache = join(app, 'dist', 'bundle', 'main.cjs.cache');
+  expect(ran()).toBe('bundle');
+  const past = new Date(Date.now() - 60_000);
+  utimesSync(cache, past, past);
+  expect(ran()).toBe('bundle');
+  expect(Math.abs(statSync(cache).mtimeMs - past.getTime())).toBeLessThan(1);
+});

@@ -142,7 +142,9 @@ async function frontProxy(o: ServerOptions): Promise<FrontProxyFiles> {
   };
   const flagCA = o.requestHeaderClientCAFile !== undefined ? await readFlagFile(o.requestHeaderClientCAFile, 'requestheader-client-ca-file') : undefined;
   if (o.proxyClientCertFile !== undefined && o.proxyClientKeyFile !== undefined) {
-    const [cert, key] = await Promise.all([readFlagFile(o.proxyClientCertFile, 'proxy-client-cert-file'), readFlagFile(o.proxyClientKeyFile, 'proxy-client-key-file')]);
+    // The certificate first, as kube's tls.LoadX509KeyPair reads them: when both are missing, its error is the one reported.
+    const cert = await readFlagFile(o.proxyClientCertFile, 'proxy-client-cert-file');
+    const key = await readFlagFile(o.proxyClientKeyFile, 'proxy-client-key-file');
     return { client: { cert, key }, requestHeaderCA: flagCA, allowedNames: o.requestHeaderAllowedNames, headers };
   }
   if (o.tlsCertFile !== undefined) return { requestHeaderCA: flagCA, allowedNames: o.requestHeaderAllowedNames, headers };
