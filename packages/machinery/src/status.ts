@@ -191,7 +191,7 @@ export function newTimeout(message: string, retryAfterSeconds: number): StatusEr
 
 /** One field error, as k8s.io/apimachinery/pkg/util/validation/field renders it. */
 export interface FieldError {
-  type: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueForbidden' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueTooLong' | 'FieldValueTypeInvalid';
+  type: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueForbidden' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueTooLong' | 'FieldValueTypeInvalid' | 'InternalError';
   field: string;
   /** The full message after the field path, e.g. `Invalid value: "x": must be ...`. */
   detail: string;
@@ -205,6 +205,7 @@ const fieldTypeLabel: Record<FieldError['type'], string> = {
   FieldValueDuplicate: 'Duplicate value',
   FieldValueTooLong: 'Too long',
   FieldValueTypeInvalid: 'Invalid value',
+  InternalError: 'Internal error',
 };
 
 /**
@@ -247,6 +248,10 @@ export const fieldErr = {
   },
   tooLong(field: string, max: number): FieldError {
     return { type: 'FieldValueTooLong', field, detail: `Too long: may not be more than ${max} bytes` };
+  },
+  /** field.InternalError: a failure of the server's own, reported at a field. */
+  internal(field: string, msg: string): FieldError {
+    return { type: 'InternalError', field, detail: `Internal error: ${msg}` };
   },
   typeInvalid(field: string, value: unknown, msg: string): FieldError {
     return { type: 'FieldValueTypeInvalid', field, detail: `Invalid value: ${quoteValue(value)}: ${msg}` };

@@ -108,15 +108,16 @@ test('a rule\'s fieldPath walks the schema: a map key is printed as [key], prope
 });
 
 test('a CRD whose rule does not compile is refused, as kube refuses it when written', () => {
+  const properties = { a: { type: 'object', properties: { b: { type: 'integer' } } }, m: { type: 'object', additionalProperties: { type: 'string' } } };
   const crd = (validations: unknown[]) => ({
     apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'things.example.com' },
     spec: {
       group: 'example.com', scope: 'Namespaced', names: { plural: 'things', kind: 'Thing' },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-validations': validations } } } } }],
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties, 'x-kubernetes-validations': validations } } } } }],
     },
     status: { storedVersions: ['v1'] },
   }) as never;
-  expect(validateCRD(crd([rule('self.?a.b.orValue(1) == 1'), rule('self.all(k, v, v != "")')]))).toEqual([]);
+  expect(validateCRD(crd([rule('self.?a.b.orValue(1) == 1'), rule('self.m.all(k, v, v != "")')]))).toEqual([]);
   const errs = validateCRD(crd([rule('self.a ==', { message: 'm' })]));
   expect(errs).toHaveLength(1);
   expect(errs[0].field).toBe('spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule');

@@ -15,7 +15,7 @@ import { structural } from '@windlass/schemas';
 type Schema = structural.StructuralSchema;
 
 /** CEL's reserved words: a property so named is reached as `__word__`. */
-const reserved = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+export const reserved: ReadonlySet<string> = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
 
 /** kube's Escape: the CEL identifier a property name is reached by, or undefined when none. */
 export function escapeProperty(name: string): string | undefined {
@@ -96,7 +96,11 @@ export function toCel(v: unknown, s: Schema | undefined): CelInput {
       const entries: Array<[string, CelInput]> = [];
       for (const [k, x] of Object.entries(v)) {
         const name = escapeProperty(k);
-        if (name !== undefined) entries.push([name, toCel(x, props?.[k])]);
+        if (name === undefined) continue;
+        const value = toCel(x, props?.[k]);
+        entries.push([name, value]);
+        // kube (compatibility 1.31+) also reaches a field named by a reserved word unescaped: `self.namespace`.
+        if (reserved.has(k)) entries.push([k, value]);
       }
       return new Map(entries) as CelInput;
     }

@@ -272,16 +272,22 @@ function validateSchema(root: Schema, path: string): FieldError[] {
   walk(root, path, structuralErrs.length === 0 ? defaults : undefined, standard);
   const errs = [...standard, ...structuralErrs, ...defaults];
   // kube compiles the rules only of a schema without other errors (their types come from it).
-  if (errs.length === 0) celRules(root, path, errs);
+  if (errs.length === 0) celRules(root, path, errs, true);
   return errs;
 }
 
-function celRules(s: Schema, path: string, errs: FieldError[]): void {
+/**
+ * Every schema's rules compiled, as kube walks them: `self` at the root and at embedded resources
+ * is a resource; below a list that is not a map list, or an atomic map, old and new values cannot
+ * be correlated, and `uncorrelatable` is the path of the highest such schema.
+ */
+function celRules(s: Schema, path: string, errs: FieldError[], isResourceRoot: boolean, uncorrelatable?: string): void {
   if (!s || typeof s !== 'object') return;
-  errs.push(...ruleCompileErrors(s, path));
-  for (const [name, prop] of Object.entries(s.properties ?? {})) celRules(prop, `${path}.properties[${name}]`, errs);
-  if (structural.isObject(s.additionalProperties)) celRules(s.additionalProperties as Schema, `${path}.additionalProperties`, errs);
-  if (s.items) celRules(s.items, `${path}.items`, errs);
+  errs.push(...ruleCompileErrors(s, path, isResourceRoot || s['x-kubernetes-embedded-resource'] === true, uncorrelatable));
+  const inProperties = uncorrelatable ?? (s['x-kubernetes-map-type'] === 'atomic' ? path : undefined);
+  for (const [name, prop] of Object.entries(s.properties ?? {})) celRules(prop, `${path}.properties[${name}]`, errs, false, inProperties);
+  if (structural.isObject(s.additionalProperties)) celRules(s.additionalProperties as Schema, `${path}.additionalProperties`, errs, false, uncorrelatable);
+  if (s.items) celRules(s.items, `${path}.items`, errs, false, uncorrelatable ?? (s['x-kubernetes-list-type'] !== 'map' ? path : undefined));
 }
 
 /** The standard validator's checks into `errs`; defaults that their schema refuses into `defaultErrs`, when given. */
