@@ -122,3 +122,48 @@ test('deleting a CRD deletes its custom resources', async () => {
   expect(await eventually(() => kubectl(s.kubeconfig, ['get', '--raw', '/apis/argoproj.io/v1alpha1/namespaces/default/appprojects']).stdout.includes('"items":[]'), 15000)).toBe(true);
   expect(k('get', 'certificates', '-o', 'name').trim()).toBe('certificate.cert-manager.io/web-tls');
 });
+
+test("a CRD whose rule names a field its schema lacks is refused with kube's compiler error, and stored once fixed", async () => {
+  const crd = (rule: string) => `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              replicas: {type: integer}
+            x-kubernetes-validations:
+            - rule: ${JSON.stringify(rule)}
+              message: too many
+`;
+  const bad = kubectl(s.kubeconfig, ['apply', '-f', '-'], crd('self.replica <= 5'));
+  expect(bad.code).not.toBe(0);
+  expect(bad.stderr).toContain('The CustomResourceDefinition "widgets.example.com" is invalid: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value:');
+  expect(bad.stderr).toContain("compilation failed: ERROR: <input>:1:5: undefined field 'replica'\n | self.replica <= 5\n | ....^");
+  expect(kubectl(s.kubeconfig, ['get', 'crd', 'widgets.example.com']).code).not.toBe(0);
+
+  const mistyped = kubectl(s.kubeconfig, ['apply', '-f', '-'], crd("self.replicas <= '5'"));
+  expect(mistyped.stderr).toContain("found no matching overload for '_<=_' applied to '(int, string)'");
+
+  kubectlOk(s.kubeconfig, ['apply', '-f', '-'], crd('self.replicas <= 5'));
+  k('wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=30s');
+  let refusal = '';
+  await eventually(() => {
+    refusal = kubectl(s.kubeconfig, ['apply', '-f', '-'], 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\nspec: {replicas: 9}\n').stderr;
+    return refusal.includes('is invalid');
+  });
+  expect(refusal).toContain('The Widget "w" is invalid: spec: Invalid value: too many');
+  k('delete', 'crd', 'widgets.example.com');
+});

@@ -10,9 +10,11 @@
  * library functions answer `dyn`), the checker is too: it may pass an expression cel-go refuses,
  * never the other way round.
  */
-import type { parse } from '@bufbuild/cel';
+import { isCelError, plan, type parse } from '@bufbuild/cel';
+import { structural } from '@windlass/schemas';
 import { requestResourceVariable } from './authz.js';
 import { overloadsOf, typeIdents } from './checkdecls.js';
+import { kubeCelEnv, parseKube } from './index.js';
 import {
   BOOL, BYTES, DOUBLE, DURATION, DYN, ERROR, INT, NULL, STRING, TIMESTAMP, UINT,
   assignable, formatType, listOf, mapOf, mostGeneral, optionalOf, sameType, substitute, type CelT,
@@ -53,6 +55,27 @@ function qualifiedName(e: Expr): string | undefined {
 function rootIdent(e: Expr): string | undefined {
   while (e.exprKind.case === 'selectExpr') e = e.exprKind.value.operand!;
   return identName(e);
+}
+
+function regexCompiles(pattern: string): boolean {
+  try {
+    structural.compileGoRegexp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let literalEnv: ReturnType<typeof kubeCelEnv> | undefined;
+
+/** Whether a call of constants evaluates without an error in the runtime. */
+function literalEvaluates(expr: string): boolean {
+  try {
+    const result = plan((literalEnv ??= kubeCelEnv()), parseKube(expr))({} as never);
+    return !isCelError(result);
+  } catch {
+    return false;
+  }
 }
 
 /** Whether a type is known throughout (no `dyn`, error or parameter inside). */
@@ -252,6 +275,7 @@ class Checker {
     if (name === 'format') this.inFormat++;
     const args = [...(target ? [target] : []), ...c.args].map((a) => this.check(a, off));
     if (name === 'format') this.inFormat--;
+    this.validateLiteral(name, c.args[0], off);
     const at = this.callOffset(off, c.function, target !== undefined);
     const overloads = overloadsOf(name);
     if (!overloads) return this.report(at, `undeclared reference to '${name}' (in container '')`);
@@ -267,6 +291,23 @@ class Checker {
     const shown = args.map(formatType);
     const signature = target ? `${shown[0]}.(${shown.slice(1).join(', ')})` : `(${shown.join(', ')})`;
     return this.report(at, `found no matching overload for '${name}' applied to '${signature}'`);
+  }
+
+  /**
+   * kube's AST validators (cel-go's ValidateDurationLiterals, ValidateTimestampLiterals and
+   * ValidateRegexLiterals): a literal argument of duration(), timestamp() or matches() that could
+   * never evaluate is refused when the expression is compiled.
+   */
+  private validateLiteral(fn: string, arg: Expr | undefined, off: number): void {
+    if (!['duration', 'timestamp', 'matches'].includes(fn) || arg?.exprKind.case !== 'constExpr') return;
+    const lit = arg.exprKind.value.constantKind;
+    let valid = true;
+    if (fn === 'matches') {
+      if (lit.case === 'stringValue') valid = regexCompiles(lit.value);
+    } else if (lit.case === 'stringValue' || lit.case === 'int64Value') {
+      valid = literalEvaluates(`${fn}(${lit.case === 'stringValue' ? JSON.stringify(lit.value) : String(lit.value)})`);
+    }
+    if (!valid) this.report(this.positions[String(arg.id)] ?? off, `invalid ${fn} argument`);
   }
 
   /**

@@ -133,6 +133,7 @@ test("kube's libraries and cel-go's extensions type-check with their declared ov
     "'%s-%d'.format([self.name, self.count]) != '' && self.name.split(',').size() > 0 && self.tags.join(',') != ''",
     "optional.of(self.name).hasValue() && lists.range(3).size() == 3 && strings.quote(self.name) != ''",
     "format.named('dns1123Label').hasValue() && self.name.matches('^a') && matches(self.name, '^a')",
+    "self.ttl < duration('1h30m') && self.when > timestamp(0) && self.when > timestamp('2020-01-01T00:00:00.5+01:00')",
   ], {
     'fakeFunction(self.name)': "undeclared reference to 'fakeFunction' (in container '')",
     'self.count == 1.0': "found no matching overload for '_==_' applied to '(int, double)'",
@@ -144,6 +145,9 @@ test("kube's libraries and cel-go's extensions type-check with their declared ov
     "authorizer.group('').resource('x').check('get').allowed()": "undeclared reference to 'authorizer' (in container '')",
     "self.name.all(c, c == 'a')": "expression of type 'string' cannot be range of a comprehension (must be list, map, or dynamic)",
     "[self.name, self.count].size() == 2": "expected type 'string' but found 'int'",
+    "self.ttl > duration('1x')": "ERROR: <input>:1:21: invalid duration argument",
+    "self.when > timestamp('2020-13-01T00:00:00Z')": "invalid timestamp argument",
+    "self.name.matches('(')": "ERROR: <input>:1:19: invalid matches argument",
     "{'a': self.name, 'b': self.count}.size() == 2": "expected type 'string' but found 'int'",
   });
 });
