@@ -35,6 +35,10 @@ export interface Checked {
   issues: CheckIssue[];
   /** The declared variables the expression refers to. */
   uses: Set<string>;
+  /** Every node's type, by expression id. */
+  types: ReadonlyMap<bigint, CelT>;
+  /** The ids of the overloads each call may resolve to, by expression id. */
+  overloads: ReadonlyMap<bigint, readonly string[]>;
 }
 
 /** Helpers of ./syntax.ts whose results the checker does not follow. */
@@ -97,6 +101,8 @@ const unwrapOptional = (t: CelT) => (t.k === 'opaque' && t.name === 'optional_ty
 class Checker {
   readonly issues: CheckIssue[] = [];
   readonly uses = new Set<string>();
+  readonly types = new Map<bigint, CelT>();
+  readonly overloads = new Map<bigint, string[]>();
   private scopes: Map<string, CelT>[] = [];
   /** How many `format` calls the literal being checked is inside. */
   private inFormat = 0;
@@ -117,6 +123,12 @@ class Checker {
   }
 
   check(e: Expr, at: number): CelT {
+    const t = this.checkNode(e, at);
+    this.types.set(e.id, t);
+    return t;
+  }
+
+  private checkNode(e: Expr, at: number): CelT {
     const off = this.positions[String(e.id)] ?? at;
     const k = e.exprKind;
     switch (k.case) {
@@ -143,7 +155,7 @@ class Checker {
         const ft = this.select(t, field, testOnly ? this.callOffset(off, 'has', false) : off);
         return testOnly ? BOOL : ft;
       }
-      case 'callExpr': return this.call(k.value, off);
+      case 'callExpr': return this.call(e.id, k.value, off);
       case 'listExpr': return listOf(this.join(k.value.elements, off) ?? DYN);
       case 'structExpr': {
         if (k.value.messageName !== '') {
@@ -238,7 +250,7 @@ class Checker {
     return result;
   }
 
-  private call(c: Call, off: number): CelT {
+  private call(id: bigint, c: Call, off: number): CelT {
     let name = c.function;
     let target = c.target;
     if (name === '__optSelect' || name === '__optIndex') {
@@ -280,14 +292,19 @@ class Checker {
     const overloads = overloadsOf(name);
     if (!overloads) return this.report(at, `undeclared reference to '${name}' (in container '')`);
     let result: CelT | undefined;
+    const ids: string[] = [];
     for (const o of overloads) {
       if (o.member !== (target !== undefined) || o.params.length !== args.length) continue;
       const b = new Map<string, CelT>();
       if (!o.params.every((p, i) => assignable(b, p, args[i]))) continue;
       const r = substitute(b, o.result);
       result = result === undefined || sameType(result, r) ? r : DYN;
+      ids.push(o.id);
     }
-    if (result !== undefined) return result;
+    if (result !== undefined) {
+      this.overloads.set(id, ids);
+      return result;
+    }
     const shown = args.map(formatType);
     const signature = target ? `${shown[0]}.(${shown.slice(1).join(', ')})` : `(${shown.join(', ')})`;
     return this.report(at, `found no matching overload for '${name}' applied to '${signature}'`);
@@ -329,7 +346,7 @@ export function checkCel(parsed: ParsedExpr, src: string, variables: ReadonlyMap
   const positions = (parsed.sourceInfo?.positions ?? {}) as Record<string, number>;
   const c = new Checker(src, positions, variables);
   const type = parsed.expr ? c.check(parsed.expr, 0) : DYN;
-  return { type, issues: c.issues, uses: c.uses };
+  return { type, issues: c.issues, uses: c.uses, types: c.types, overloads: c.overloads };
 }
 
 /**

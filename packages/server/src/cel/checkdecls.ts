@@ -12,6 +12,8 @@ import {
 } from './checktypes.js';
 
 export interface Overload {
+  /** cel-go's overload id where its cost estimation looks for it (`add_list`, `index_map`), else the function's name. */
+  id: string;
   /** A member overload's first parameter is its target. */
   member: boolean;
   params: CelT[];
@@ -25,22 +27,26 @@ const mapAB = mapOf(A, B);
 
 const decls = new Map<string, Overload[]>();
 
-function fn(name: string, params: CelT[], result: CelT, member = false): void {
+function fn(name: string, params: CelT[], result: CelT, member = false, id = name): void {
   let list = decls.get(name);
   if (!list) decls.set(name, (list = []));
-  list.push({ member, params, result });
+  list.push({ id, member, params, result });
 }
-const method = (name: string, params: CelT[], result: CelT) => fn(name, params, result, true);
+const method = (name: string, params: CelT[], result: CelT, id = name) => fn(name, params, result, true, id);
+/** cel-go's name of a type in overload ids (`add_string`, `less_bytes`). */
+const idName = (t: CelT) => (t.k === 'prim' ? ({ int: 'int64', uint: 'uint64' } as Record<string, string>)[t.name] ?? t.name.replace('google.protobuf.', '').toLowerCase() : t.k);
 
 // Logic and equality.
-fn('_?_:_', [BOOL, A, A], A);
-for (const op of ['_&&_', '_||_']) fn(op, [BOOL, BOOL], BOOL);
+fn('_?_:_', [BOOL, A, A], A, false, 'conditional');
+fn('_&&_', [BOOL, BOOL], BOOL, false, 'logical_and');
+fn('_||_', [BOOL, BOOL], BOOL, false, 'logical_or');
 for (const op of ['!_', '@not_strictly_false', '__not_strictly_false__']) fn(op, [BOOL], BOOL);
-for (const op of ['_==_', '_!=_']) fn(op, [A, A], BOOL);
+fn('_==_', [A, A], BOOL, false, 'equals');
+fn('_!=_', [A, A], BOOL, false, 'not_equals');
 
 // Arithmetic.
-for (const t of [INT, UINT, DOUBLE, STRING, BYTES]) fn('_+_', [t, t], t);
-fn('_+_', [listA, listA], listA);
+for (const t of [INT, UINT, DOUBLE, STRING, BYTES]) fn('_+_', [t, t], t, false, `add_${idName(t)}`);
+fn('_+_', [listA, listA], listA, false, 'add_list');
 fn('_+_', [DURATION, DURATION], DURATION);
 fn('_+_', [DURATION, TIMESTAMP], TIMESTAMP);
 fn('_+_', [TIMESTAMP, DURATION], TIMESTAMP);
@@ -60,15 +66,16 @@ fn('-_', [DOUBLE], DOUBLE);
 // Ordering: numbers across types, and each ordered type with itself.
 for (const op of ['_<_', '_<=_', '_>_', '_>=_']) {
   for (const a of [INT, UINT, DOUBLE]) for (const b of [INT, UINT, DOUBLE]) fn(op, [a, b], BOOL);
-  for (const t of [BOOL, STRING, BYTES, TIMESTAMP, DURATION]) fn(op, [t, t], BOOL);
+  const opName = ({ '_<_': 'less', '_<=_': 'less_equals', '_>_': 'greater', '_>=_': 'greater_equals' } as Record<string, string>)[op];
+  for (const t of [BOOL, STRING, BYTES, TIMESTAMP, DURATION]) fn(op, [t, t], BOOL, false, `${opName}_${idName(t)}`);
 }
 
 // Indexing, membership, size.
-fn('_[_]', [listA, INT], A);
-fn('_[_]', [mapAB, A], B);
+fn('_[_]', [listA, INT], A, false, 'index_list');
+fn('_[_]', [mapAB, A], B, false, 'index_map');
 for (const op of ['@in', '_in_', 'in']) {
-  fn(op, [A, listA], BOOL);
-  fn(op, [A, mapAB], BOOL);
+  fn(op, [A, listA], BOOL, false, 'in_list');
+  fn(op, [A, mapAB], BOOL, false, 'in_map');
 }
 for (const t of [STRING, BYTES, listA, mapAB]) {
   fn('size', [t], INT);
@@ -81,14 +88,17 @@ fn('dyn', [A], DYN);
 for (const t of [INT, UINT, DOUBLE, STRING, DURATION, TIMESTAMP]) fn('int', [t], INT);
 for (const t of [UINT, INT, DOUBLE, STRING]) fn('uint', [t], UINT);
 for (const t of [DOUBLE, INT, UINT, STRING]) fn('double', [t], DOUBLE);
-for (const t of [STRING, BOOL, BYTES, DOUBLE, DURATION, INT, TIMESTAMP, UINT]) fn('string', [t], STRING);
-for (const t of [BYTES, STRING]) fn('bytes', [t], BYTES);
+for (const t of [STRING, BOOL, BYTES, DOUBLE, DURATION, INT, TIMESTAMP, UINT]) fn('string', [t], STRING, false, `${idName(t)}_to_string`);
+for (const t of [BYTES, STRING]) fn('bytes', [t], BYTES, false, `${idName(t)}_to_bytes`);
 for (const t of [BOOL, STRING]) fn('bool', [t], BOOL);
 for (const t of [DURATION, INT, STRING]) fn('duration', [t], DURATION);
 for (const t of [TIMESTAMP, INT, STRING]) fn('timestamp', [t], TIMESTAMP);
 
 // Strings.
-for (const name of ['contains', 'endsWith', 'startsWith', 'matches']) method(name, [STRING, STRING], BOOL);
+method('contains', [STRING, STRING], BOOL, 'contains_string');
+method('endsWith', [STRING, STRING], BOOL, 'ends_with_string');
+method('startsWith', [STRING, STRING], BOOL, 'starts_with_string');
+method('matches', [STRING, STRING], BOOL, 'matches_string');
 fn('matches', [STRING, STRING], BOOL);
 
 // Time accessors.
@@ -116,7 +126,26 @@ for (const f of kubeFunctions) {
   const member = f.target !== undefined;
   const params = [...(member ? [fromCelType(f.target!)] : []), ...f.arguments.map(fromCelType)];
   const known = decls.get(f.name)?.some((o) => o.member === member && o.params.length === params.length && o.params.every((p, i) => sameType(p, params[i])));
-  if (!known) fn(f.name, params, fromCelType(f.result), member);
+  if (!known) fn(f.name, params, fromCelType(f.result), member, libraryId(f.name, member, params));
+}
+
+/** The overload ids cel-go's and kube's cost estimators ask for among the libraries' functions. */
+function libraryId(name: string, member: boolean, params: CelT[]): string {
+  const target = member ? params[0] : undefined;
+  const cidr = target?.k === 'opaque' && target.name === 'net.CIDR';
+  const stringArg = params[1]?.k === 'prim' && params[1].name === 'string';
+  if (cidr && name === 'ip') return 'cidr_ip';
+  if (cidr && name === 'containsIP' && stringArg) return 'cidr_contains_ip_string';
+  if (cidr && name === 'containsCIDR' && stringArg) return 'cidr_contains_cidr_string';
+  if (target?.k === 'list') {
+    const lists: Record<string, string> = { slice: 'list_slice', flatten: params.length > 1 ? 'list_flatten_int' : 'list_flatten', reverse: 'list_reverse', distinct: 'list_distinct', sort: 'list_sort', '@sortByAssociatedKeys': 'list_sortByAssociatedKeys' };
+    if (lists[name]) return lists[name];
+  }
+  if (name === 'lists.range') return 'lists_range';
+  if (name.startsWith('sets.')) return `list_sets_${name.slice(5)}_list`;
+  if (name === 'format' && member) return 'string_format';
+  if (name === 'strings.quote') return 'strings_quote';
+  return name;
 }
 
 export function overloadsOf(name: string): readonly Overload[] | undefined {

@@ -1,12 +1,12 @@
 /**
  * kube's regex library (k8s.io/apiserver pkg/cel/library/regex.go): `find` and `findAll` with
  * Go's FindString / FindAllString semantics (leftmost-first matches; an empty match right after
- * a previous match is skipped).
+ * a previous match is skipped). Also cel-go's global `matches(s, re)`.
  *
  * Patterns are Go's (RE2 syntax), translated to a JavaScript RegExp by @windlass/schemas'
  * compileGoRegexp, or run on @bufbuild/re2 where they do not translate.
  */
-import { celMethod, CelScalar, listType } from '@bufbuild/cel';
+import { celFunc, celMethod, CelScalar, listType } from '@bufbuild/cel';
 import { structural } from '@windlass/schemas';
 
 type GoRegexp = structural.GoRegexp;
@@ -52,6 +52,8 @@ function findAll(s: string, pattern: string, n: bigint): string[] {
 }
 
 export const regexFunctions = [
+  // cel-go's standard global `matches(s, re)` (overload `matches`), which @bufbuild/cel has only as a method.
+  celFunc('matches', [STRING, STRING], CelScalar.BOOL, (s, re) => structural.compileGoRegexp(re).test(s)),
   celMethod('find', STRING, [STRING], STRING, function (p) { return findAll(this, p, 1n)[0] ?? ''; }),
   celMethod('findAll', STRING, [STRING], listType(STRING), function (p) { return findAll(this, p, -1n); }),
   celMethod('findAll', STRING, [STRING, INT], listType(STRING), function (p, n) { return findAll(this, p, n); }),

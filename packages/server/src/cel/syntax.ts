@@ -10,7 +10,6 @@
  *   checker makes `.f` of an optional-typed operand an optional select.
  * - two-variable comprehensions (cel-go's TwoVarComprehensions, kube 1.33+): `all(k, v, p)`,
  *   `exists`, `existsOne`, `transformList`, `transformMap`, `transformMapEntry`.
- * - `matches(s, re)` as a global function (cel-go's standard overload `matches_string`).
  * - the lists extension's `sortBy(e, key)` macro, as cel-go expands it (`@sortByAssociatedKeys`).
  *
  * The expression text is first rewritten so the parser can read it (the `?` marks become the
@@ -253,7 +252,6 @@ class Rewriter {
       if (this.isOptional(operand)) return b.call('__optIndex', [operand, this.expr(raw[1])]);
       return b.call('_[_]', [operand, this.expr(raw[1])]);
     }
-    if (fn === 'matches' && !c.target && raw.length === 2) return b.call('matches', [this.expr(raw[1])], this.expr(raw[0]));
     const args = raw.map((a) => this.expr(a));
     const target = c.target ? this.expr(c.target) : undefined;
     return { ...e, exprKind: { case: 'callExpr', value: { ...c, args, target } } } as Expr;

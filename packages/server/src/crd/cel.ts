@@ -8,23 +8,20 @@
  *
  * The environment is kube 1.35's (../cel: its lists, regex, url, quantity, ip, cidr, format and
  * semver libraries, cel-go's sets and lists extensions). Rules are type-checked against the
- * schema when the CRD is written (ruleCompileErrors, ../cel/check.ts); a rule stored before that
+ * schema when the CRD is written (./celcompile.ts); a rule stored before that
  * which does not evaluate (a function that is not bound, arguments of the wrong type) is skipped
  * rather than failing every object.
  */
 import { celList, celMap, isCelError, plan, type CelInput, type CelValue } from '@bufbuild/cel';
-import { fieldErr, GoValue, type FieldError } from '@windlass/machinery';
+import type { FieldError } from '@windlass/machinery';
 import { structural } from '@windlass/schemas';
 import { kubeCelEnv, parseKube } from '../cel/index.js';
-import { checkCel, formatIssues } from '../cel/check.js';
-import { optionalOf, type CelT } from '../cel/checktypes.js';
-import { schemaDeclType } from './celtypes.js';
 import { none, some } from '../cel/optional.js';
 import { toCel } from './celvalues.js';
 
 type Schema = structural.StructuralSchema;
 
-interface Rule {
+export interface Rule {
   rule: string;
   message?: string;
   messageExpression?: string;
@@ -194,69 +191,4 @@ export function validateCELRules(obj: Record<string, unknown>, schema: Schema | 
   const errs: FieldError[] = [];
   walk(obj, schema, '', old && { value: old }, never, errs);
   return errs;
-}
-
-/** Go's %#v of kube's internal ValidationRule, as a field error prints an invalid rule. */
-function goRule(r: Rule): string {
-  const ptr = (type: string, set: unknown) => (set === undefined ? `(*${type})(nil)` : `(*${type})(0xc000000000)`);
-  return `apiextensions.ValidationRule{Rule:${JSON.stringify(r.rule ?? '')}, Message:${JSON.stringify(r.message ?? '')}, MessageExpression:${JSON.stringify(r.messageExpression ?? '')}, `
-    + `Reason:${ptr('apiextensions.FieldValueErrorReason', r.reason)}, FieldPath:${JSON.stringify(r.fieldPath ?? '')}, OptionalOldSelf:${ptr('bool', r.optionalOldSelf)}}`;
-}
-
-/**
- * What kube's CRD validation says of one schema's rules (pkg/apiserver/schema/cel Compile): a
- * rule that does not parse or type-check against the schema (`compilation failed: …`), that is
- * not a bool, a messageExpression that is not a string, oldSelf where old and new values cannot
- * be correlated (`uncorrelatable`: the path of the list or atomic map that makes it so), and
- * optionalOldSelf on a rule without oldSelf. `path` is the schema's own path; `isResourceRoot`
- * for the root and embedded resources, whose `self` always has apiVersion, kind and metadata's
- * name and generateName. Parse errors are @bufbuild/cel's messages.
- */
-export function ruleCompileErrors(s: Schema, path: string, isResourceRoot: boolean, uncorrelatable?: string): FieldError[] {
-  const rules = (s['x-kubernetes-validations'] ?? []) as Rule[];
-  if (rules.length === 0) return [];
-  const selfType = schemaDeclType(s, isResourceRoot, 'selfType0');
-  if (!selfType) {
-    const why = 'internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations';
-    return [fieldErr.internal(`${path}.x-kubernetes-validations`, why)];
-  }
-  const errs: FieldError[] = [];
-  rules.forEach((r, i) => {
-    const at = `${path}.x-kubernetes-validations[${i}]`;
-    if (!r.rule?.trim()) {
-      if (!r.rule) errs.push(fieldErr.required(`${at}.rule`, 'rule is not specified'));
-      return;
-    }
-    const optionalOldSelf = r.optionalOldSelf === true;
-    const variables = new Map<string, CelT>([['self', selfType], ['oldSelf', optionalOldSelf ? optionalOf(selfType) : selfType]]);
-    const compiled = typeCheck(r.rule, variables, optionalOldSelf, 'bool');
-    if (compiled.error !== undefined) {
-      errs.push(fieldErr.invalid(`${at}.rule`, new GoValue(goRule(r)), compiled.error === notOfType ? 'cel expression must evaluate to a bool' : `compilation failed: ${compiled.error}`));
-    } else if (r.messageExpression) {
-      const m = typeCheck(r.messageExpression, variables, optionalOldSelf, 'string');
-      if (m.error !== undefined) {
-        errs.push(fieldErr.invalid(`${at}.messageExpression`, new GoValue(goRule(r)), m.error === notOfType ? 'messageExpression must evaluate to a string' : `messageExpression compilation failed: ${m.error}`));
-      }
-    }
-    if (compiled.usesOldSelf && uncorrelatable !== undefined) {
-      errs.push(fieldErr.invalid(`${at}.rule`, r.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`));
-    } else if (!compiled.usesOldSelf && r.optionalOldSelf !== undefined && r.optionalOldSelf !== null) {
-      errs.push(fieldErr.invalid(`${at}.optionalOldSelf`, r.optionalOldSelf, 'may not be set if oldSelf is not used in rule'));
-    }
-  });
-  return errs;
-}
-
-const notOfType = Symbol('not of the expected type');
-
-/** An expression parsed and type-checked; `error` is cel-go's issues, or notOfType for a result of another type. */
-function typeCheck(expr: string, variables: ReadonlyMap<string, CelT>, optionalOldSelf: boolean, want: 'bool' | 'string'): { error?: string | typeof notOfType; usesOldSelf?: boolean } {
-  const p = compileCel(expr, optionalOldSelf);
-  if (p instanceof Error) return { error: `ERROR: ${p.message}` };
-  const checked = checkCel(parseKube(expr, optionalOldSelf ? ['oldSelf'] : []), expr, variables);
-  if (checked.issues.length > 0) return { error: formatIssues(expr, checked.issues) };
-  // Where the checker cannot tell (dyn), the rule is given the benefit of the doubt.
-  const t = checked.type;
-  if (!(t.k === 'prim' && t.name === want) && !['dyn', 'error', 'param'].includes(t.k)) return { error: notOfType };
-  return { usesOldSelf: checked.uses.has('oldSelf') };
 }

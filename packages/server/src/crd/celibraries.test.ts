@@ -7,7 +7,7 @@ import { describeBackends } from '@windlass/storage/testing';
 import { startTestServer, type TestServer } from '../testing/client.js';
 
 const group = 'libs.example.com';
-const str = (rule: string, message?: string) => ({ type: 'string', 'x-kubernetes-validations': [{ rule, ...(message ? { message } : {}) }] });
+const str = (rule: string, message?: string) => ({ type: 'string', maxLength: 253, 'x-kubernetes-validations': [{ rule, ...(message ? { message } : {}) }] });
 
 const crd = {
   apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `gateways.${group}` },

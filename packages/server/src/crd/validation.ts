@@ -8,7 +8,8 @@
  */
 import { fieldErr, isDNS1035Label, isDNS1123Subdomain, type FieldError } from '@windlass/machinery';
 import { structural } from '@windlass/schemas';
-import { ruleCompileErrors } from './cel.js';
+import { childCardinality, TotalCost } from './celcost.js';
+import { ruleCompileErrors, type RuleContext } from './celcompile.js';
 import { validateStructural } from './structural.js';
 import { validateClientConfig } from '../registry/kinds/admissionregistration/validation.js';
 import type { CRD, CRDVersion, PrinterColumn } from './types.js';
@@ -43,7 +44,7 @@ export function validateCRD(crd: CRD, old?: CRD): FieldError[] {
   const names = spec.names ?? ({} as CRD['spec']['names']);
   const name = crd.metadata.name ?? '';
   if (name !== `${names.plural}.${spec.group}`) errs.push(fieldErr.invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'));
-  errs.push(...validateSpec(crd));
+  errs.push(...validateSpec(crd, old));
   errs.push(...validateAPIApproval(crd, old));
   return errs;
 }
@@ -59,9 +60,16 @@ export function validateCRDUpdate(crd: CRD, old: CRD): FieldError[] {
   return errs;
 }
 
-function validateSpec(crd: CRD): FieldError[] {
+/** kube's findVersionsWithUnchangedSchemas: the versions whose schema an update leaves as it was. */
+function unchangedSchemas(crd: CRD, old: CRD | undefined): Set<string> {
+  const oldSchemas = new Map((old?.spec?.versions ?? []).map((v) => [v.name, v.schema?.openAPIV3Schema]));
+  return new Set((crd.spec?.versions ?? []).filter((v) => oldSchemas.has(v.name) && structural.jsonEqual(v.schema?.openAPIV3Schema as never, oldSchemas.get(v.name) as never)).map((v) => v.name));
+}
+
+function validateSpec(crd: CRD, old: CRD | undefined): FieldError[] {
   const errs: FieldError[] = [];
   const spec = crd.spec;
+  const unchanged = unchangedSchemas(crd, old);
   const group = spec.group ?? '';
   if (group === '') errs.push(fieldErr.required('spec.group'));
   else {
@@ -102,7 +110,7 @@ function validateSpec(crd: CRD): FieldError[] {
     const path = `spec.versions[${i}]`;
     if (!lifted.schema) {
       if (!v.schema?.openAPIV3Schema) errs.push(fieldErr.required(`${path}.schema.openAPIV3Schema`, 'schemas are required'));
-      else errs.push(...validateSchema(v.schema.openAPIV3Schema, `${path}.schema.openAPIV3Schema`));
+      else errs.push(...validateSchema(v.schema.openAPIV3Schema, `${path}.schema.openAPIV3Schema`, unchanged.has(v.name)));
     }
     if (!lifted.subresources) errs.push(...validateSubresources(v.subresources, `${path}.subresources`));
     if (!lifted.columns) (v.additionalPrinterColumns ?? []).forEach((c, j) => errs.push(...validateColumn(c, `${path}.additionalPrinterColumns[${j}]`)));
@@ -110,7 +118,7 @@ function validateSpec(crd: CRD): FieldError[] {
   if (lifted.schema) {
     const schema = versions[0].schema?.openAPIV3Schema;
     if (!schema) versions.forEach((_, i) => errs.push(fieldErr.required(`spec.versions[${i}].schema.openAPIV3Schema`, 'schemas are required')));
-    else errs.push(...validateSchema(schema, 'spec.validation.openAPIV3Schema'));
+    else errs.push(...validateSchema(schema, 'spec.validation.openAPIV3Schema', unchanged.has(versions[0].name)));
   }
   if (lifted.subresources) errs.push(...validateSubresources(versions[0].subresources, 'spec.subresources'));
   if (lifted.columns) (versions[0].additionalPrinterColumns ?? []).forEach((c, j) => errs.push(...validateColumn(c, `spec.additionalPrinterColumns[${j}]`)));
@@ -262,8 +270,12 @@ function validateNames(names: CRD['spec']['names'], path: string): FieldError[] 
   return errs;
 }
 
-/** The structural-schema rules and kube's extra checks of one schema, walked with kube's paths. */
-function validateSchema(root: Schema, path: string): FieldError[] {
+/**
+ * The structural-schema rules and kube's extra checks of one schema, walked with kube's paths.
+ * `unchanged`: an update leaves this version's schema as it was, so its rules are not refused for
+ * their own cost (their total still is).
+ */
+function validateSchema(root: Schema, path: string, unchanged: boolean): FieldError[] {
   // kube's validateCustomResourceDefinitionValidation: the standard validator's checks, then a
   // schema that is not structural has its errors said, else its defaults are validated.
   const structuralErrs = validateStructural(root as never, path);
@@ -272,22 +284,28 @@ function validateSchema(root: Schema, path: string): FieldError[] {
   walk(root, path, structuralErrs.length === 0 ? defaults : undefined, standard);
   const errs = [...standard, ...structuralErrs, ...defaults];
   // kube compiles the rules only of a schema without other errors (their types come from it).
-  if (errs.length === 0) celRules(root, path, errs, true);
+  if (errs.length === 0) {
+    const total = new TotalCost();
+    celRules(root, path, errs, { isResourceRoot: true, cardinality: 1n, total, suppressPerExpressionCost: unchanged });
+    errs.push(...total.errors(path));
+  }
   return errs;
 }
 
 /**
  * Every schema's rules compiled, as kube walks them: `self` at the root and at embedded resources
  * is a resource; below a list that is not a map list, or an atomic map, old and new values cannot
- * be correlated, and `uncorrelatable` is the path of the highest such schema.
+ * be correlated (`uncorrelatable` is the path of the highest such schema); below a list or map,
+ * a rule may run as many times as it may have items or properties.
  */
-function celRules(s: Schema, path: string, errs: FieldError[], isResourceRoot: boolean, uncorrelatable?: string): void {
+function celRules(s: Schema, path: string, errs: FieldError[], ctx: RuleContext): void {
   if (!s || typeof s !== 'object') return;
-  errs.push(...ruleCompileErrors(s, path, isResourceRoot || s['x-kubernetes-embedded-resource'] === true, uncorrelatable));
-  const inProperties = uncorrelatable ?? (s['x-kubernetes-map-type'] === 'atomic' ? path : undefined);
-  for (const [name, prop] of Object.entries(s.properties ?? {})) celRules(prop, `${path}.properties[${name}]`, errs, false, inProperties);
-  if (structural.isObject(s.additionalProperties)) celRules(s.additionalProperties as Schema, `${path}.additionalProperties`, errs, false, uncorrelatable);
-  if (s.items) celRules(s.items, `${path}.items`, errs, false, uncorrelatable ?? (s['x-kubernetes-list-type'] !== 'map' ? path : undefined));
+  errs.push(...ruleCompileErrors(s, path, { ...ctx, isResourceRoot: ctx.isResourceRoot || s['x-kubernetes-embedded-resource'] === true }));
+  const child = (uncorrelatable: string | undefined): RuleContext => ({ ...ctx, isResourceRoot: false, uncorrelatable, cardinality: childCardinality(s, ctx.cardinality) });
+  const inProperties = child(ctx.uncorrelatable ?? (s['x-kubernetes-map-type'] === 'atomic' ? path : undefined));
+  for (const [name, prop] of Object.entries(s.properties ?? {})) celRules(prop, `${path}.properties[${name}]`, errs, inProperties);
+  if (structural.isObject(s.additionalProperties)) celRules(s.additionalProperties as Schema, `${path}.additionalProperties`, errs, child(ctx.uncorrelatable));
+  if (s.items) celRules(s.items, `${path}.items`, errs, child(ctx.uncorrelatable ?? (s['x-kubernetes-list-type'] !== 'map' ? path : undefined)));
 }
 
 /** The standard validator's checks into `errs`; defaults that their schema refuses into `defaultErrs`, when given. */
