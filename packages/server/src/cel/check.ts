@@ -42,7 +42,7 @@ export interface Checked {
 }
 
 /** Helpers of ./syntax.ts whose results the checker does not follow. */
-const untypedHelpers = new Set(['__optList', '__optMapPut', '__mapInsert', '__mapMerge', '@sortByAssociatedKeys']);
+const untypedHelpers = new Set(['__optList', '__optMapPut', '__mapInsert', '__mapMerge']);
 
 const identName = (e: Expr | undefined) => (e?.exprKind.case === 'identExpr' ? e.exprKind.value.name : undefined);
 

@@ -8,7 +8,7 @@
 import { kubeFunctions } from './index.js';
 import {
   BOOL, BYTES, DOUBLE, DURATION, DYN, INT, STRING, TIMESTAMP, UINT,
-  fromCelType, listOf, mapOf, optionalOf, param, sameType, typeOf, type CelT,
+  fromCelType, listOf, mapOf, optionalOf, param, typeOf, type CelT,
 } from './checktypes.js';
 
 export interface Overload {
@@ -117,16 +117,42 @@ method('value', [optionalOf(A)], A);
 method('orValue', [optionalOf(A), A], A);
 method('or', [optionalOf(A), optionalOf(A)], optionalOf(A));
 
-// kube's libraries and cel-go's extensions, as the runtime binds them (the syntax helpers are
-// typed by the checker itself).
-// The optionals' functions are declared above with their contents' type, which the runtime's lack.
+// kube's lists library and cel-go's lists, sets and strings extensions with cel-go's type
+// parameters, which the runtime declares over `dyn`: a list's `max()` is of its elements' type.
+for (const name of ['sum', 'min', 'max']) method(name, [listA], A);
+method('isSorted', [listA], BOOL);
+for (const name of ['indexOf', 'lastIndexOf']) method(name, [listA, A], INT);
+method('distinct', [listA], listA, 'list_distinct');
+method('reverse', [listA], listA, 'list_reverse');
+method('sort', [listA], listA, 'list_sort');
+method('slice', [listA, INT, INT], listA, 'list_slice');
+method('flatten', [listOf(DYN)], listOf(DYN), 'list_flatten');
+method('flatten', [listOf(DYN), INT], listOf(DYN), 'list_flatten_int');
+method('@sortByAssociatedKeys', [listA, listOf(B)], listA, 'list_sortByAssociatedKeys');
+fn('lists.range', [INT], listOf(INT), false, 'lists_range');
+for (const name of ['contains', 'equivalent', 'intersects']) fn(`sets.${name}`, [listA, listA], BOOL, false, `list_sets_${name}_list`);
+method('split', [STRING, STRING], listOf(STRING));
+method('split', [STRING, STRING, INT], listOf(STRING));
+method('join', [listOf(STRING)], STRING);
+method('join', [listOf(STRING), STRING], STRING);
+
+// Every other function of kube's libraries and cel-go's extensions, as the runtime binds them
+// (the syntax helpers are typed by the checker itself). The optionals' functions are declared
+// above with their contents' type, which the runtime's lack.
 const typedHere = new Set(['hasValue', 'value', 'orValue', 'or', 'optional.of', 'optional.ofNonZeroValue', 'optional.none']);
+/** Whether two parameter lists take the same kinds of values (a type parameter or `dyn` takes any). */
+const sameShape = (a: readonly CelT[], b: readonly CelT[]) => a.length === b.length && a.every((x, i) => {
+  const y = b[i];
+  if (x.k === 'param' || x.k === 'dyn' || y.k === 'param' || y.k === 'dyn') return true;
+  if (x.k !== y.k) return false;
+  return x.k === 'prim' || x.k === 'opaque' ? (x as { name: string }).name === (y as { name: string }).name : true;
+});
 for (const f of kubeFunctions) {
   if (f.name.startsWith('__') || typedHere.has(f.name)) continue;
   const member = f.target !== undefined;
   const params = [...(member ? [fromCelType(f.target!)] : []), ...f.arguments.map(fromCelType)];
-  const known = decls.get(f.name)?.some((o) => o.member === member && o.params.length === params.length && o.params.every((p, i) => sameType(p, params[i])));
-  if (!known) fn(f.name, params, fromCelType(f.result), member, libraryId(f.name, member, params));
+  if (decls.get(f.name)?.some((o) => o.member === member && sameShape(o.params, params))) continue;
+  fn(f.name, params, fromCelType(f.result), member, libraryId(f.name, member, params));
 }
 
 /** The overload ids cel-go's and kube's cost estimators ask for among the libraries' functions. */
@@ -137,12 +163,6 @@ function libraryId(name: string, member: boolean, params: CelT[]): string {
   if (cidr && name === 'ip') return 'cidr_ip';
   if (cidr && name === 'containsIP' && stringArg) return 'cidr_contains_ip_string';
   if (cidr && name === 'containsCIDR' && stringArg) return 'cidr_contains_cidr_string';
-  if (target?.k === 'list') {
-    const lists: Record<string, string> = { slice: 'list_slice', flatten: params.length > 1 ? 'list_flatten_int' : 'list_flatten', reverse: 'list_reverse', distinct: 'list_distinct', sort: 'list_sort', '@sortByAssociatedKeys': 'list_sortByAssociatedKeys' };
-    if (lists[name]) return lists[name];
-  }
-  if (name === 'lists.range') return 'lists_range';
-  if (name.startsWith('sets.')) return `list_sets_${name.slice(5)}_list`;
   if (name === 'format' && member) return 'string_format';
   if (name === 'strings.quote') return 'strings_quote';
   return name;

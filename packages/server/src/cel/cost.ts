@@ -204,13 +204,15 @@ class Coster {
       this.copySizes(e, c.result!);
       return sum;
     }
-    let sum = add(this.cost(r), this.cost(c.accuInit));
+    // ./syntax.ts's two-variable comprehensions range over `__iterKeys(x)`: x's keys (a list's indices).
+    const keysOf = r.exprKind.case === 'callExpr' && r.exprKind.value.function === '__iterKeys' ? r.exprKind.value.args[0] : undefined;
+    let sum = add(keysOf ? this.cost(keysOf) : this.cost(r), this.cost(c.accuInit));
     this.pushLocal(c.accuVar, c.accuInit!);
     if (c.iterVar2) {
       this.pushIter(c.iterVar, r, 'key');
       this.pushIter(c.iterVar2, r, 'value');
     } else {
-      this.pushIter(c.iterVar, r, 'single');
+      this.pushIter(c.iterVar, keysOf ?? r, keysOf ? 'key' : 'single');
     }
     const loop = this.cost(c.loopCondition);
     const step = this.cost(c.loopStep);
@@ -218,7 +220,7 @@ class Coster {
     if (c.iterVar2) this.pop(c.iterVar2);
     sum = add(sum, this.cost(c.result));
     this.pop(c.accuVar);
-    const count = this.sizeOrUnknown(r);
+    const count = this.sizeOrUnknown(keysOf ?? r);
     sum = add(sum, multiply(count, add(step, loop)));
     const init = c.accuInit!.exprKind.case;
     if (init === 'constExpr') {
@@ -253,18 +255,6 @@ class Coster {
       const argCost = this.cost(c.args[0]);
       this.copySizes(e, c.args[0]);
       return add(one, argCost);
-    }
-    if (fn === '__iterKeys') {
-      // A two-variable comprehension's range: as many as the target has entries.
-      const x = c.args[0];
-      const cost = this.cost(x);
-      const s = this.computeSize(x);
-      if (s) this.sizes.set(e.id, s);
-      const entry = this.computeEntrySize(x);
-      const list = entry ? entry.list : kindOf(this.types.get(x.id)) === 'list';
-      this.paths.set(e.id, [...this.path(x), list ? '@indices' : '@keys']);
-      this.entrySizes.set(e.id, { list: true, key: one, val: list ? one : entry?.key ?? unknownSize });
-      return cost;
     }
     const argCosts = c.args.map((a) => this.cost(a));
     const args = c.args.map((a) => this.node(a));
