@@ -289,6 +289,15 @@ class Checker {
     if (name === 'format') this.inFormat--;
     this.validateLiteral(name, c.args[0], off);
     const at = this.callOffset(off, c.function, target !== undefined);
+    if (name === '_&&_' || name === '_||_') {
+      // cel-go checks logical operators operand by operand.
+      this.overloads.set(id, [name === '_&&_' ? 'logical_and' : 'logical_or']);
+      let result = BOOL;
+      args.forEach((t, i) => {
+        if (!assignable(new Map(), BOOL, t)) result = this.report(this.positions[String(c.args[i].id)] ?? off, `expected type 'bool' but found '${formatType(t)}'`);
+      });
+      return result;
+    }
     const overloads = overloadsOf(name);
     if (!overloads) return this.report(at, `undeclared reference to '${name}' (in container '')`);
     let result: CelT | undefined;

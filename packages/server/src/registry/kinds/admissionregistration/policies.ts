@@ -1,9 +1,12 @@
 /**
  * ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding (admissionregistration.k8s.io/v1):
  * kube's v1 defaults, the structural validation of ValidateValidatingAdmissionPolicy and its
- * binding (CEL expressions are required but not compiled), status validation, printers.
+ * binding (CEL expressions compiled as kube's admission compiler does, ../../../cel/admissioncompile.ts),
+ * status validation, printers.
  */
 import { fieldErr, isQualifiedName, type FieldError } from '@windlass/machinery';
+import { compileAdmissionExpression, type AdmissionDeclarations, type ReturnTypes } from '../../../cel/admissioncompile.js';
+import type { CelT } from '../../../cel/checktypes.js';
 import type { KindDefinition, KubeObject } from '../../types.js';
 import { ageColumn, column } from '../common.js';
 import { ageOf } from '../../age.js';
@@ -33,11 +36,22 @@ function duplicate(field: string, value: unknown): FieldError {
   return { type: 'FieldValueDuplicate', field, detail: `Duplicate value: ${JSON.stringify(value)}` };
 }
 
-function validateValidation(v: Json, path: string): FieldError[] {
+/** kube's compile of one expression of a policy, refused at `path` with the expression as its value. */
+function compiled(expression: string, decls: AdmissionDeclarations, returns: ReturnTypes, path: string, errs: FieldError[]): CelT {
+  const { type, error } = compileAdmissionExpression(expression, decls, returns);
+  if (error) errs.push(fieldErr.invalid(path, expression, error));
+  return type;
+}
+
+function validateValidation(v: Json, path: string, decls: AdmissionDeclarations): FieldError[] {
   const errs: FieldError[] = [];
-  if (str(v.expression).trim().length === 0) errs.push(fieldErr.required(`${path}.expression`, 'expression is not specified'));
+  const expression = str(v.expression);
+  if (expression.trim().length === 0) errs.push(fieldErr.required(`${path}.expression`, 'expression is not specified'));
+  else compiled(expression, decls, 'bool', `${path}.expression`, errs);
   const messageExpression = str(v.messageExpression);
   if (messageExpression.length > 0 && messageExpression.trim().length === 0) errs.push(fieldErr.invalid(`${path}.messageExpression`, messageExpression, 'must be non-empty if specified'));
+  // kube's messageExpression has no authorizer.
+  else if (messageExpression.trim().length > 0) compiled(messageExpression, { ...decls, hasAuthorizer: false }, 'string', `${path}.messageExpression`, errs);
   const message = str(v.message);
   const trimmed = message.trim();
   if (message.length > 0 && trimmed.length === 0) errs.push(fieldErr.invalid(`${path}.message`, message, 'message must be non-empty if specified'));
@@ -46,7 +60,7 @@ function validateValidation(v: Json, path: string): FieldError[] {
   return errs;
 }
 
-function validateAuditAnnotation(a: Json, policyName: string, path: string): FieldError[] {
+function validateAuditAnnotation(a: Json, policyName: string, path: string, decls: AdmissionDeclarations): FieldError[] {
   const errs: FieldError[] = [];
   const key = str(a.key);
   if (policyName.length !== 0) {
@@ -58,6 +72,9 @@ function validateAuditAnnotation(a: Json, policyName: string, path: string): Fie
   if (valueExpression.length === 0) errs.push(fieldErr.required(`${path}.valueExpression`, 'valueExpression is not specified'));
   else if (valueExpression.length > maxAuditAnnotationValueExpressionLength) {
     errs.push(fieldErr.required(`${path}.valueExpression`, `must not exceed ${maxAuditAnnotationValueExpressionLength} bytes in length`));
+  } else {
+    const { error } = compileAdmissionExpression(valueExpression, decls, 'string or null');
+    if (error) errs.push(fieldErr.invalid(`${path}.valueExpression`, str(a.valueExpression), error));
   }
   return errs;
 }
@@ -75,14 +92,21 @@ function validatePolicySpec(policy: KubeObject, ignoreMatchConditions: boolean):
     // At least one resource rule gives the expressions their type information.
     if (arr(spec.matchConstraints.resourceRules).length === 0) errs.push(fieldErr.required(`${path}.matchConstraints.resourceRules`));
   }
-  if (!ignoreMatchConditions) errs.push(...validateMatchConditions(arr(spec.matchConditions), `${path}.matchConditions`));
+  const hasParams = isObj(spec.paramKind);
+  if (!ignoreMatchConditions) errs.push(...validateMatchConditions(arr(spec.matchConditions), `${path}.matchConditions`, hasParams));
+  // Each variable sees those declared before it, of their expressions' types; the other
+  // expressions see them all (kube's composited compiler, only for a policy with variables).
+  const variables = arr(spec.variables).length > 0 ? new Map<string, CelT>() : undefined;
+  const decls: AdmissionDeclarations = { hasParams, hasAuthorizer: true, variables };
   arr(spec.variables).forEach((raw, i) => {
     const v = obj(raw);
     const p = `${path}.variables[${i}]`;
     const name = str(v.name);
     if (name.trim() === '') errs.push(fieldErr.required(`${p}.name`, 'name is not specified'));
     else if (!celIdentifier.test(name) || celReserved.has(name)) errs.push(fieldErr.invalid(`${p}.name`, name, 'name is not a valid CEL identifier'));
-    if (str(v.expression).trim() === '') errs.push(fieldErr.required(`${p}.expression`, 'expression is not specified'));
+    const expression = str(v.expression);
+    if (expression.trim() === '') errs.push(fieldErr.required(`${p}.expression`, 'expression is not specified'));
+    else variables!.set(name, compiled(expression, decls, 'any', `${p}.expression`, errs));
   });
   const validations = arr(spec.validations), audits = arr(spec.auditAnnotations);
   if (validations.length === 0 && audits.length === 0) {
@@ -90,13 +114,13 @@ function validatePolicySpec(policy: KubeObject, ignoreMatchConditions: boolean):
     errs.push(fieldErr.required(`${path}.auditAnnotations`, 'validations or auditAnnotations must contain at least one item'));
     return errs;
   }
-  validations.forEach((v, i) => errs.push(...validateValidation(obj(v), `${path}.validations[${i}]`)));
+  validations.forEach((v, i) => errs.push(...validateValidation(obj(v), `${path}.validations[${i}]`, decls)));
   if (Array.isArray(spec.auditAnnotations)) {
     if (audits.length > maxAuditAnnotations) errs.push(fieldErr.invalid(`${path}.auditAnnotations`, audits, `must not have more than ${maxAuditAnnotations} auditAnnotations`));
     const keys = new Set<string>();
     audits.forEach((raw, i) => {
       const a = obj(raw);
-      errs.push(...validateAuditAnnotation(a, policy.metadata.name ?? '', `${path}.auditAnnotations[${i}]`));
+      errs.push(...validateAuditAnnotation(a, policy.metadata.name ?? '', `${path}.auditAnnotations[${i}]`, decls));
       const key = str(a.key);
       if (keys.has(key)) errs.push(duplicate(`${path}.auditAnnotations[${i}].key`, key));
       keys.add(key);

@@ -2,8 +2,9 @@
  * Validation shared by the admissionregistration.k8s.io kinds, ported from kube's
  * pkg/apis/admissionregistration/validation and k8s.io/apiserver's webhook URL and service
  * checks: rules, selectors, client configs, match resources, param refs and conditions.
- * CEL expressions are checked for presence only; they are not compiled here.
+ * Match conditions are compiled as kube compiles them (../../../cel/admissioncompile.ts).
  */
+import { compileAdmissionExpression } from '../../../cel/admissioncompile.js';
 import { fieldErr, isDNS1035Label, isDNS1123Subdomain, isQualifiedName, type FieldError } from '@windlass/machinery';
 import { validateLabelSelector, type LabelSelectorValidationOptions } from '../../validation/labelselector.js';
 import { arr, isObj, obj, pathSegmentErrors, str, tooMany, type Json } from '../networking/util.js';
@@ -166,14 +167,19 @@ export function validateClientConfig(cc: Json, path: string): FieldError[] {
   return validateWebhookService(`${path}.service`, cc.service as Json);
 }
 
-/** validateMatchConditions: names and presence of expressions (CEL is not compiled here). */
-export function validateMatchConditions(conditions: unknown[], path: string): FieldError[] {
+/** validateMatchConditions: names, and expressions compiled as bools (`params` only in a policy with a paramKind). */
+export function validateMatchConditions(conditions: unknown[], path: string, hasParams: boolean): FieldError[] {
   const errs: FieldError[] = [];
   if (conditions.length > 64) errs.push(tooMany(path, conditions.length, 64));
   const names = new Set<string>();
   conditions.forEach((raw, i) => {
     const c = obj(raw);
-    if (str(c.expression).trim().length === 0) errs.push(fieldErr.required(`${path}[${i}].expression`));
+    const expression = str(c.expression).trim();
+    if (expression.length === 0) errs.push(fieldErr.required(`${path}[${i}].expression`));
+    else {
+      const { error } = compileAdmissionExpression(expression, { hasParams, hasAuthorizer: true }, 'bool');
+      if (error) errs.push(fieldErr.invalid(`${path}[${i}].expression`, expression, error));
+    }
     const name = str(c.name);
     if (name.length === 0) errs.push(fieldErr.required(`${path}[${i}].name`));
     else for (const msg of isQualifiedName(name)) errs.push(fieldErr.invalid(`${path}[${i}].name`, name, msg));

@@ -32,6 +32,15 @@ describe('webhook configurations', () => {
     expect(changed.metadata.generation).toBe(2);
   });
 
+  it("compile match conditions as kube does: the request, the object and the authorizer, no params", () => {
+    const one = (expression: string) => create(validatingWebhookConfigurations, object({ webhooks: [hook({ matchConditions: [{ name: 'c', expression }] })] }));
+    expect(one("request.userInfo.username != 'system:admin' && object.metadata.name != '' && !authorizer.group('').resource('pods').check('create').allowed()")).toEqual([]);
+    expect(one('params.enabled')).toEqual([
+      "webhooks[0].matchConditions[0].expression: Invalid value: \"params.enabled\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.enabled\n | ^",
+    ]);
+    expect(one("request.operation")).toEqual(['webhooks[0].matchConditions[0].expression: Invalid value: "request.operation": must evaluate to bool']);
+  });
+
   it('report kube messages for the invalid variants', () => {
     const one = (extra: Record<string, unknown>) => create(validatingWebhookConfigurations, object({ webhooks: [hook(extra)] }));
     expect(one({ sideEffects: undefined })).toEqual(['webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun']);

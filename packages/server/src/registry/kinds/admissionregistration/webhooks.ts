@@ -91,7 +91,7 @@ function validateWebhook(hook: Json, kind: WebhookKind, opts: WebhookOptions, pa
     errs.push(fieldErr.notSupported(`${path}.reinvocationPolicy`, hook.reinvocationPolicy, reinvocationPolicies));
   }
   errs.push(...validateClientConfig(obj(hook.clientConfig), `${path}.clientConfig`));
-  if (!opts.ignoreMatchConditions) errs.push(...validateMatchConditions(arr(hook.matchConditions), `${path}.matchConditions`));
+  if (!opts.ignoreMatchConditions) errs.push(...validateMatchConditions(arr(hook.matchConditions), `${path}.matchConditions`, false));
   return errs;
 }
 
