@@ -2,7 +2,7 @@
  * A type checker for CEL expressions in kube's environment, after cel-go's checker/checker.go:
  * what kube's CRD validation refuses a rule for at the CRD's write (`undeclared reference to
  * 'x' (in container '')`, `undefined field 'x'`, `found no matching overload for '_==_' applied
- * to '(string, null_type)'`, kube's homogeneous aggregate literals' `expected type 'int' but
+ * to '(string, null)'`, kube's homogeneous aggregate literals' `expected type 'int' but
  * found 'string'`), with cel-go's locations, and the expression's type.
  *
  * It works on the tree ./syntax.ts gives (optional syntax and two-variable comprehensions are
