@@ -101,26 +101,8 @@ export type Bindings = Map<string, CelT>;
 
 /** Whether a value of type `from` may be passed where `to` is declared, binding type parameters in `b`. */
 export function assignable(b: Bindings, to: CelT, from: CelT): boolean {
-  if (to.k === 'param') {
-    const bound = b.get(to.name);
-    if (bound === undefined) {
-      b.set(to.name, from);
-      return true;
-    }
-    if (!assignable(b, bound, from)) return false;
-    b.set(to.name, mostGeneral(bound, from));
-    return true;
-  }
-  if (from.k === 'param') {
-    const bound = b.get(from.name);
-    if (bound === undefined) {
-      b.set(from.name, to);
-      return true;
-    }
-    if (!assignable(b, to, bound)) return false;
-    b.set(from.name, mostGeneral(to, bound));
-    return true;
-  }
+  if (to.k === 'param') return bindParam(b, to.name, from, (bound) => assignable(b, bound, from));
+  if (from.k === 'param') return bindParam(b, from.name, to, (bound) => assignable(b, to, bound));
   if (isWild(to) || isWild(from)) return true;
   if (to.k === 'prim' && to.name === 'null_type') return nullable(from);
   if (from.k === 'prim' && from.name === 'null_type') return nullable(to);
@@ -135,6 +117,18 @@ export function assignable(b: Bindings, to: CelT, from: CelT): boolean {
     case 'type': return true;
     default: return sameType(to, from);
   }
+}
+
+/** A type parameter bound to the first type it meets, then widened to the more general of it and a compatible one. */
+function bindParam(b: Bindings, name: string, other: CelT, compatible: (bound: CelT) => boolean): boolean {
+  const bound = b.get(name);
+  if (bound === undefined) {
+    b.set(name, other);
+    return true;
+  }
+  if (!compatible(bound)) return false;
+  b.set(name, mostGeneral(bound, other));
+  return true;
 }
 
 /** `t` with its bound type parameters replaced; unbound ones are `dyn`. */

@@ -22,30 +22,22 @@ function elementNode(list: AstNode): AstNode | undefined {
   return { path: list.path ? [...list.path, '@items'] : undefined, type: list.type.elem };
 }
 
+/**
+ * One bound of replace()'s result: how many replacements, and how much of the input is kept,
+ * for an input of `size` (kube's estimate, for the longest and the shortest result alike).
+ */
+function replacements(size: bigint, emptyPattern: boolean, neverLonger: boolean, patternSize: bigint): [count: bigint, retained: bigint] {
+  if (emptyPattern) return [size < MAX ? size + 1n : size, size];
+  if (neverLonger) return [0n, size];
+  return [BigInt(Math.ceil(Number(size) / Number(patternSize))), 0n];
+}
+
 function replaceEstimate(sz: Range, toReplace: Range, replaceWith: Range): CallEstimate {
-  const count = range(0n, 0n);
-  const retained = range(0n, 0n);
-  // The longest result: the smallest substrings replaced by the longest replacement as often as possible.
-  if (toReplace.min === 0n) {
-    count.max = sz.max < MAX ? sz.max + 1n : sz.max;
-    retained.max = sz.max;
-  } else if (replaceWith.max <= toReplace.min) {
-    count.max = 0n;
-    retained.max = sz.max;
-  } else {
-    count.max = BigInt(Math.ceil(Number(sz.max) / Number(toReplace.min)));
-  }
-  // The shortest result.
-  if (toReplace.max === 0n) {
-    count.min = sz.min < MAX ? sz.min + 1n : sz.min;
-    retained.min = sz.min;
-  } else if (toReplace.max <= replaceWith.min) {
-    count.min = 0n;
-    retained.min = sz.min;
-  } else {
-    count.min = BigInt(Math.ceil(Number(sz.min) / Number(toReplace.max)));
-  }
-  return { cost: times(sz, 2 * stringTraversal), resultSize: add(multiply(count, replaceWith), retained) };
+  // The longest result: the smallest substrings replaced by the longest replacement as often as
+  // possible; the shortest, the reverse.
+  const [maxCount, maxRetained] = replacements(sz.max, toReplace.min === 0n, replaceWith.max <= toReplace.min, toReplace.min);
+  const [minCount, minRetained] = replacements(sz.min, toReplace.max === 0n, toReplace.max <= replaceWith.min, toReplace.max);
+  return { cost: times(sz, 2 * stringTraversal), resultSize: add(multiply(range(minCount, maxCount), replaceWith), range(minRetained, maxRetained)) };
 }
 
 function selectorCost(length: Range): Range {
