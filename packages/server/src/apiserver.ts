@@ -27,6 +27,10 @@ import { notFoundStatus } from './discoveryroutes.js';
 import { checkNamespaceDeletable, namespaceDeletionRequested, namespaceExists } from './admission/namespacelifecycle.js';
 import { NamespaceController } from './controllers/namespace.js';
 import { ResourceQuotaController } from './controllers/resourcequota.js';
+import { PolicyStatusController } from './controllers/vapstatus.js';
+import { crdType, openAPIType, type TypeResolver } from './admission/policy/typechecking.js';
+import { schemaOfDefinition } from './crd/resources.js';
+import { loadSchemas } from '@windlass/schemas';
 import { GarbageCollector } from './controllers/garbagecollector.js';
 import { applyAdmissionConfigurationFile } from './admission/admissionconfig.js';
 import { getResource, listResource } from './handlers/read.js';
@@ -117,6 +121,7 @@ export class APIServer {
   private server?: http.Server | https.Server;
   private namespaceController: NamespaceController;
   readonly quotaController: ResourceQuotaController;
+  readonly policyStatusController: PolicyStatusController;
   readonly garbageCollector: GarbageCollector;
   readonly compactor: Compactor;
   /** The replica's one storage watch, feeding every resource type's Cacher. */
@@ -241,6 +246,7 @@ export class APIServer {
     namespaces.addAfterCreate((ns) => this.ensureDefaultServiceAccount(ns.metadata.name!));
     this.namespaceController = new NamespaceController(namespaces, perKeyPrefix);
     this.quotaController = new ResourceQuotaController((group, resource) => this.admissionLookup(group, resource), perKeyPrefix);
+    this.policyStatusController = new PolicyStatusController(this.storeFor('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies')!, () => this.admissionLookup('admissionregistration.k8s.io', 'validatingadmissionpolicies'), () => this.policyTypes());
     // One store per stored resource for the garbage collector, the storage version's where versions share keys.
     const gcStores = () => {
       const byPrefix = new Map<string, Store>();
@@ -610,6 +616,7 @@ export class APIServer {
     this.quotaController.start();
     this.garbageCollector.start();
     this.crdController.start();
+    this.policyStatusController.start();
     this.tokenController?.start();
     // A response Node cannot hand to the socket at once makes it pause the connection's parser until
     // the socket drains; a client that read the whole answer and sent its next request first (kubectl
@@ -657,6 +664,28 @@ export class APIServer {
     }
     this.aggregator.available.start();
     return addr.port;
+  }
+
+  /**
+   * What the policy type checker needs of the served kinds: a group version resource's kind, and
+   * a kind's type (built-in kinds' OpenAPI definitions, custom resources' schemas).
+   */
+  private async policyTypes(): Promise<TypeResolver> {
+    const schemas = await loadSchemas();
+    const stores = [...this.stores.values()];
+    return {
+      kindsFor: (group, version, resource) => {
+        const def = this.storeFor(group, version, resource)?.def;
+        return def ? [{ group: def.group, version: def.version, kind: def.kind }] : [];
+      },
+      typeOf: (gvk) => {
+        const def = stores.find((s) => s.def.group === gvk.group && s.def.version === gvk.version && s.def.kind === gvk.kind)?.def;
+        if (!def) return undefined;
+        if (def.customResource) return crdType(schemaOfDefinition(def) as Record<string, unknown> | undefined, gvk.kind);
+        const definition = schemas.definitionFor(gvk);
+        return definition ? openAPIType(schemas, definition, gvk.kind) : undefined;
+      },
+    };
   }
 
   private async ensureDefaultServiceAccount(namespace: string): Promise<void> {
@@ -723,6 +752,7 @@ export class APIServer {
     this.controlPlane?.stop();
     this.aggregator.available.stop();
     this.crdController.stop();
+    this.policyStatusController.stop();
     this.tokenController?.stop();
     this.compactor.stop();
     this.connect.close();

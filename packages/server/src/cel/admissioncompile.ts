@@ -54,7 +54,8 @@ export interface AdmissionDeclarations {
 /** What an expression must evaluate to: kube's ReturnTypes (`any` for a variable). */
 export type ReturnTypes = 'bool' | 'string' | 'string or null' | 'any';
 
-function declarations(d: AdmissionDeclarations): Map<string, CelT> {
+/** The variables an admission expression is compiled with. */
+export function admissionDeclarations(d: AdmissionDeclarations): Map<string, CelT> {
   const vars = new Map<string, CelT>([['object', DYN], ['oldObject', DYN], ['request', requestType], ['namespaceObject', namespaceType]]);
   if (d.hasParams) vars.set('params', DYN);
   if (d.hasAuthorizer) {
@@ -80,7 +81,7 @@ export function compileAdmissionExpression(expr: string, d: AdmissionDeclaration
   } catch (err) {
     return { type: DYN, error: `compilation failed: ERROR: ${err instanceof Error ? err.message : String(err)}` };
   }
-  const checked = checkCel(parsed, expr, declarations(d));
+  const checked = checkCel(parsed, expr, admissionDeclarations(d));
   if (checked.issues.length > 0) return { type: DYN, error: `compilation failed: ${formatIssues(expr, checked.issues)}` };
   const t = checked.type;
   const unknown = t.k === 'dyn' || t.k === 'error' || t.k === 'param';
