@@ -102,3 +102,36 @@ spec:
   expect(r.code).toBe(0);
   expect(r.stderr).toContain(`Warning: Validation failed for ValidatingAdmissionPolicy 'demo-policy.example.com' with binding 'demo-binding-prod-warn': failed expression: object.spec.replicas <= 5`);
 });
+
+test("the documentation's type checking example: the policy's status shows the mistyped field, and a policy that does not compile is refused", async () => {
+  const typo = `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: "deploy-replica-policy.example.com"
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups:   ["apps"]
+      apiVersions: ["v1"]
+      operations:  ["CREATE", "UPDATE"]
+      resources:   ["deployments"]
+  validations:
+  - expression: "object.replicas > 1" # should be "object.spec.replicas > 1"
+    message: "must be replicated"
+    reason: Invalid
+`;
+  kubectlOk(s.kubeconfig, ['apply', '-f', '-'], typo);
+  let warning = '';
+  await eventually(() => {
+    warning = kubectlOk(s.kubeconfig, ['get', 'validatingadmissionpolicy', 'deploy-replica-policy.example.com', '-o', 'jsonpath={.status.typeChecking.expressionWarnings[0].warning}']);
+    return warning !== '';
+  });
+  expect(warning).toBe("apps/v1, Kind=Deployment: ERROR: <input>:1:7: undefined field 'replicas'\n | object.replicas > 1\n | ......^\n");
+  expect(kubectlOk(s.kubeconfig, ['get', 'validatingadmissionpolicy', 'deploy-replica-policy.example.com', '-o', 'jsonpath={.status.observedGeneration} {.status.typeChecking.expressionWarnings[0].fieldRef}'])).toBe('1 spec.validations[0].expression');
+
+  const refused = kubectl(s.kubeconfig, ['apply', '-f', '-'], typo.replace('deploy-replica-policy', 'undeclared').replace('object.replicas > 1', 'objct.spec.replicas > 1'));
+  expect(refused.code).not.toBe(0);
+  expect(refused.stderr).toContain(`The ValidatingAdmissionPolicy "undeclared.example.com" is invalid: spec.validations[0].expression: Invalid value: "objct.spec.replicas > 1": compilation failed: ERROR: <input>:1:1: undeclared reference to 'objct' (in container '')`);
+  kubectlOk(s.kubeconfig, ['delete', 'validatingadmissionpolicy', 'deploy-replica-policy.example.com']);
+});
