@@ -156,11 +156,27 @@ test("kube's libraries and cel-go's extensions type-check with their declared ov
 });
 
 test("errors are cel-go's: located at the operator, the selection's dot or the call's parenthesis, with the line and a caret", () => {
-  const [err] = errorsFor(obj({ name: str }), [{ rule: "self.name.size() > 0 &&\n  self.nam == 'x'" }]);
+  const [err] = errorsFor(obj({ name: str }), [{ rule: "self.name.size() > 0 &&\n  self.nam == 'x'", message: 'm' }]);
   expect(err.field).toBe('spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule');
   expect(err.detail).toMatch(/: compilation failed: ERROR: <input>:2:7: undefined field 'nam'\n \|   self\.nam == 'x'\n \| \.\.\.\.\.\.\^$/);
   const [call] = errorsFor(obj({ name: str }), [{ rule: 'has(self.x) || size(1) > 0' }]);
   expect(call.detail).toContain("ERROR: <input>:1:4: undefined field 'x'\n | has(self.x) || size(1) > 0\n | ...^\nERROR: <input>:1:20: found no matching overload for 'size' applied to '(int)'");
+});
+
+test("a rule's other fields: a one-line message (required for a rule on several lines), a known reason, a fieldPath the schema has", () => {
+  const schema = obj({ name: str, labels: { type: 'object', additionalProperties: str }, 'a.b': str });
+  const errs = (rule: Record<string, unknown>) => errorsFor(schema, [{ rule: 'true', ...rule }]).map((e) => `${e.field.replace(/^.*x-kubernetes-validations\[0\]\./, '')}: ${e.detail}`);
+  expect(errs({ rule: ' ' })).toEqual(['rule: Required value: rule is not specified']);
+  expect(errs({ message: ' ' })).toEqual(['message: Invalid value: " ": must be non-empty if specified']);
+  expect(errs({ message: 'a\nb' })).toEqual(['message: Invalid value: "a\\nb": must not contain line breaks']);
+  expect(errs({ rule: 'true &&\ntrue' })).toEqual(['message: Required value: message must be specified if rule contains line breaks']);
+  expect(errs({ messageExpression: ' ' })).toEqual(['messageExpression: Required value: messageExpression must be non-empty if specified']);
+  expect(errs({ reason: 'Teapot' })).toEqual(['reason: Unsupported value: "Teapot": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"']);
+  for (const fieldPath of ['.name', ".labels['x.y']", '.labels.any', "['a.b']"]) expect(errs({ fieldPath })).toEqual([]);
+  expect(errs({ fieldPath: '.nam' })).toEqual(['fieldPath: Invalid value: ".nam": must be a valid path']);
+  expect(errs({ fieldPath: 'name' })).toEqual(['fieldPath: Invalid value: "name": must be a valid path']);
+  expect(errs({ fieldPath: '.name.x' })).toEqual(['fieldPath: Invalid value: ".name.x": must be a valid path']);
+  expect(errs({ fieldPath: ' ' })).toEqual(['fieldPath: Invalid value: " ": must be non-empty if specified', 'fieldPath: Invalid value: " ": must be a valid path']);
 });
 
 test('a rule must be a bool, a messageExpression a string', () => {

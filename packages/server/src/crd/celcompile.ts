@@ -7,7 +7,7 @@
  * optionalOldSelf on a rule without oldSelf. Parse errors are @bufbuild/cel's messages.
  */
 import { fieldErr, GoValue, type FieldError } from '@windlass/machinery';
-import type { structural } from '@windlass/schemas';
+import { structural } from '@windlass/schemas';
 import { checkCel, formatIssues } from '../cel/check.js';
 import { optionalOf, type CelT } from '../cel/checktypes.js';
 import { parseKube } from '../cel/index.js';
@@ -38,6 +38,70 @@ export interface RuleContext {
   suppressPerExpressionCost: boolean;
 }
 
+const hasNewlines = (text: string) => /[\n\r]/.test(text);
+const validationReasons = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
+
+/**
+ * The checks of kube's CRD schema validation on each rule's other fields (schema errors, which
+ * keep the rules from being compiled): a rule, a message on one line (required when the rule
+ * spans lines), a messageExpression that is not blank, a known reason, a fieldPath that names a
+ * field of the schema.
+ */
+export function ruleSchemaErrors(s: Schema, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  ((s['x-kubernetes-validations'] ?? []) as Rule[]).forEach((r, i) => {
+    const at = `${path}.x-kubernetes-validations[${i}]`;
+    const rule = (r.rule ?? '').trim();
+    const message = r.message ?? '';
+    if (rule === '') errs.push(fieldErr.required(`${at}.rule`, 'rule is not specified'));
+    else if (message.length > 0 && message.trim() === '') errs.push(fieldErr.invalid(`${at}.message`, message, 'must be non-empty if specified'));
+    else if (hasNewlines(message.trim())) errs.push(fieldErr.invalid(`${at}.message`, message, 'must not contain line breaks'));
+    else if (hasNewlines(rule) && message.trim() === '') errs.push(fieldErr.required(`${at}.message`, 'message must be specified if rule contains line breaks'));
+    if ((r.messageExpression ?? '').length > 0 && r.messageExpression!.trim() === '') errs.push(fieldErr.required(`${at}.messageExpression`, 'messageExpression must be non-empty if specified'));
+    if (r.reason !== undefined && r.reason !== null && !validationReasons.includes(r.reason)) errs.push(fieldErr.notSupported(`${at}.reason`, r.reason, validationReasons));
+    const fieldPath = r.fieldPath ?? '';
+    if (fieldPath.length > 0 && fieldPath.trim() === '') errs.push(fieldErr.invalid(`${at}.fieldPath`, fieldPath, 'must be non-empty if specified'));
+    if (hasNewlines(fieldPath)) errs.push(fieldErr.invalid(`${at}.fieldPath`, fieldPath, 'must not contain line breaks'));
+    if (fieldPath.length > 0 && !validFieldPath(fieldPath, s)) errs.push(fieldErr.invalid(`${at}.fieldPath`, fieldPath, 'must be a valid path'));
+  });
+  return errs;
+}
+
+/**
+ * kube's ValidFieldPath: `.a.b`, `['a.b']` (single-quoted, `\'` escaped) and map keys, each step
+ * a property the schema declares or a key of its additionalProperties.
+ */
+export function validFieldPath(fieldPath: string, schema: Schema): boolean {
+  // Tokens: the delimiters `.`, `[` and `]` alone, a quoted string whole, else the text between.
+  const tokens = fieldPath.match(/'(?:[^'\\]|\\.)*'?|[.[\]]|[^.[\]']+/g) ?? [];
+  let at: Schema | undefined = schema;
+  const step = (name: string): boolean => {
+    if (!at) return false;
+    if (at.properties) {
+      at = at.properties[name];
+      return at !== undefined;
+    }
+    if (at.additionalProperties !== undefined && at.additionalProperties !== false) {
+      at = structural.isObject(at.additionalProperties) ? (at.additionalProperties as Schema) : undefined;
+      return true;
+    }
+    return false;
+  };
+  for (let i = 0; i < tokens.length; i++) {
+    const tok = tokens[i];
+    if (tok === '.') {
+      if (++i >= tokens.length || !step(tokens[i])) return false;
+    } else if (tok === '[') {
+      const quoted = tokens[++i];
+      if (quoted === undefined || quoted.length < 2 || !quoted.startsWith("'") || !quoted.endsWith("'")) return false;
+      if (!step(quoted.slice(1, -1).replace(/\\(.)/g, '$1')) || tokens[++i] !== ']') return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
 export function ruleCompileErrors(s: Schema, path: string, ctx: RuleContext): FieldError[] {
   const rules = (s['x-kubernetes-validations'] ?? []) as Rule[];
   if (rules.length === 0) return [];
@@ -50,10 +114,8 @@ export function ruleCompileErrors(s: Schema, path: string, ctx: RuleContext): Fi
   const errs: FieldError[] = [];
   rules.forEach((r, i) => {
     const at = `${path}.x-kubernetes-validations[${i}]`;
-    if (!r.rule?.trim()) {
-      if (!r.rule) errs.push(fieldErr.required(`${at}.rule`, 'rule is not specified'));
-      return;
-    }
+    // A blank rule is a schema error (ruleSchemaErrors).
+    if (!r.rule?.trim()) return;
     const optionalOldSelf = r.optionalOldSelf === true;
     const variables = new Map<string, CelT>([['self', decl.type], ['oldSelf', optionalOldSelf ? optionalOf(decl.type) : decl.type]]);
     const compiled = typeCheck(r.rule, variables, optionalOldSelf, 'bool', decl);

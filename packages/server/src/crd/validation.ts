@@ -9,7 +9,7 @@
 import { fieldErr, isDNS1035Label, isDNS1123Subdomain, type FieldError } from '@windlass/machinery';
 import { structural } from '@windlass/schemas';
 import { childCardinality, TotalCost } from './celcost.js';
-import { ruleCompileErrors, type RuleContext } from './celcompile.js';
+import { ruleCompileErrors, ruleSchemaErrors, type RuleContext } from './celcompile.js';
 import { validateStructural } from './structural.js';
 import { validateClientConfig } from '../registry/kinds/admissionregistration/validation.js';
 import type { CRD, CRDVersion, PrinterColumn } from './types.js';
@@ -336,6 +336,7 @@ function walk(s: Schema, path: string, defaultErrs: FieldError[] | undefined, er
   if (structural.isObject(s.additionalProperties)) walk(s.additionalProperties as Schema, `${path}.additionalProperties`, defaultErrs, errs);
   if (Array.isArray(s.items)) (s.items as Schema[]).forEach((item, i) => walk(item, `${path}.items[${i}]`, defaultErrs, errs));
   else if (s.items) walk(s.items, `${path}.items`, defaultErrs, errs);
+  errs.push(...ruleSchemaErrors(s, path));
 }
 
 const openAPIV3Types = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
