@@ -183,6 +183,10 @@ test('a rule must be a bool, a messageExpression a string', () => {
   const schema = obj({ name: str, count: int });
   const [rule] = errorsFor(schema, [{ rule: 'self.name' }]);
   expect(rule.detail).toMatch(/: cel expression must evaluate to a bool$/);
+  // An int-or-string is dynamic, and so not a bool, as cel-go's output type.
+  const [dynamic] = errorsFor(obj({ ios: { 'x-kubernetes-int-or-string': true } }), [{ rule: 'self.ios' }]);
+  expect(dynamic.detail).toMatch(/: cel expression must evaluate to a bool$/);
+  expect(errorsFor(obj({ ios: { 'x-kubernetes-int-or-string': true } }), [{ rule: 'self.ios == 1' }])).toEqual([]);
   const [msg] = errorsFor(schema, [{ rule: 'self.count > 0', messageExpression: 'self.count' }]);
   expect(msg.field).toBe('spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].messageExpression');
   expect(msg.detail).toMatch(/: messageExpression must evaluate to a string$/);
