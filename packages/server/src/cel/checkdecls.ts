@@ -8,7 +8,7 @@
 import { kubeFunctions } from './index.js';
 import {
   BOOL, BYTES, DOUBLE, DURATION, DYN, INT, STRING, TIMESTAMP, UINT,
-  fromCelType, listOf, mapOf, optionalOf, param, typeOf, type CelT,
+  fromCelType, listOf, mapOf, opaque, optionalOf, param, typeOf, type CelT,
 } from './checktypes.js';
 
 export interface Overload {
@@ -135,6 +135,10 @@ method('split', [STRING, STRING], listOf(STRING));
 method('split', [STRING, STRING, INT], listOf(STRING));
 method('join', [listOf(STRING)], STRING);
 method('join', [listOf(STRING), STRING], STRING);
+// kube's format library: a named format, and a value's violations of it.
+const namedFormat = opaque('kubernetes.NamedFormat');
+fn('format.named', [STRING], optionalOf(namedFormat));
+method('validate', [namedFormat, STRING], optionalOf(listOf(STRING)));
 
 // Every other function of kube's libraries and cel-go's extensions, as the runtime binds them
 // (the syntax helpers are typed by the checker itself). The optionals' functions are declared
