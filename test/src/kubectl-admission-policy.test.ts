@@ -9,6 +9,15 @@ import { kubectl, kubectlOk, type RunningServer, useWindlass, eventually } from 
 const server = useWindlass();
 let s: RunningServer;
 
+/** The documentation's policies' match constraints: Deployments, created or updated. */
+const deploymentRules = `  matchConstraints:
+    resourceRules:
+    - apiGroups:   ["apps"]
+      apiVersions: ["v1"]
+      operations:  ["CREATE", "UPDATE"]
+      resources:   ["deployments"]
+`;
+
 const policy = `
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
@@ -16,13 +25,7 @@ metadata:
   name: "demo-policy.example.com"
 spec:
   failurePolicy: Fail
-  matchConstraints:
-    resourceRules:
-    - apiGroups:   ["apps"]
-      apiVersions: ["v1"]
-      operations:  ["CREATE", "UPDATE"]
-      resources:   ["deployments"]
-  validations:
+${deploymentRules}  validations:
     - expression: "object.spec.replicas <= 5"
 ---
 apiVersion: admissionregistration.k8s.io/v1
@@ -110,13 +113,7 @@ kind: ValidatingAdmissionPolicy
 metadata:
   name: "deploy-replica-policy.example.com"
 spec:
-  matchConstraints:
-    resourceRules:
-    - apiGroups:   ["apps"]
-      apiVersions: ["v1"]
-      operations:  ["CREATE", "UPDATE"]
-      resources:   ["deployments"]
-  validations:
+${deploymentRules}  validations:
   - expression: "object.replicas > 1" # should be "object.spec.replicas > 1"
     message: "must be replicated"
     reason: Invalid
