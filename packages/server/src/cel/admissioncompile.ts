@@ -71,8 +71,8 @@ export function admissionDeclarations(d: AdmissionDeclarations): Map<string, Cel
 
 /**
  * The expression compiled as kube's admission compiler does: its type, or why kube refuses it
- * (`compilation failed: …`, `must evaluate to bool`). A dynamic result is not a bool, as in
- * kube (`object.spec.enabled` is refused; `object.spec.enabled == true` is not).
+ * (`compilation failed: …`, `must evaluate to bool`). Where the checker cannot tell (dyn), the
+ * expression's type is given the benefit of the doubt.
  */
 export function compileAdmissionExpression(expr: string, d: AdmissionDeclarations, returns: ReturnTypes): { type: CelT; error?: string } {
   let parsed;
@@ -84,7 +84,7 @@ export function compileAdmissionExpression(expr: string, d: AdmissionDeclaration
   const checked = checkCel(parsed, expr, admissionDeclarations(d));
   if (checked.issues.length > 0) return { type: DYN, error: `compilation failed: ${formatIssues(expr, checked.issues)}` };
   const t = checked.type;
-  const unknown = t.k === 'error' || t.k === 'param';
+  const unknown = t.k === 'dyn' || t.k === 'error' || t.k === 'param';
   const isPrim = (name: string) => t.k === 'prim' && t.name === name;
   if (returns === 'any' || unknown) return { type: t };
   if (returns === 'bool' && !isPrim('bool')) return { type: t, error: 'must evaluate to bool' };

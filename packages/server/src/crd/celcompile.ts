@@ -177,8 +177,8 @@ function typeCheck(expr: string, variables: ReadonlyMap<string, CelT>, optionalO
   const parsed = parsedRule(expr, optionalOldSelf);
   const checked = checkCel(parsed, expr, variables);
   if (checked.issues.length > 0) return { error: formatIssues(expr, checked.issues) };
-  // As cel-go's output type: dyn is not bool (a bare int-or-string field is refused).
+  // Where the checker cannot tell (dyn), the rule is given the benefit of the doubt.
   const t = checked.type;
-  if (!(t.k === 'prim' && t.name === want) && !['error', 'param'].includes(t.k)) return { error: notOfType };
+  if (!(t.k === 'prim' && t.name === want) && !['dyn', 'error', 'param'].includes(t.k)) return { error: notOfType };
   return { usesOldSelf: checked.uses.has('oldSelf'), cost: parsed.expr ? maxCost(parsed.expr, checked, decl) : 0n };
 }

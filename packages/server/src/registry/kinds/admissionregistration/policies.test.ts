@@ -44,7 +44,6 @@ describe('ValidatingAdmissionPolicy', () => {
         { expression: 'true', messageExpression: 'authorizer.path("/").check("get").allowed() ? "a" : "b"' },
         { expression: 'true', messageExpression: 'request.dryRun' },
         { expression: 'request.dryRun && 1' },
-        { expression: 'object.spec.enabled' },
       ],
       auditAnnotations: [{ key: 'k', valueExpression: '1 + 1' }],
     })).toEqual([
@@ -55,7 +54,6 @@ describe('ValidatingAdmissionPolicy', () => {
       "spec.validations[4].messageExpression: Invalid value: \"authorizer.path(\\\"/\\\").check(\\\"get\\\").allowed() ? \\\"a\\\" : \\\"b\\\"\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'authorizer' (in container '')",
       'spec.validations[5].messageExpression: Invalid value: "request.dryRun": must evaluate to string',
       "spec.validations[6].expression: Invalid value: \"request.dryRun && 1\": compilation failed: ERROR: <input>:1:19: expected type 'bool' but found 'int'",
-      'spec.validations[7].expression: Invalid value: "object.spec.enabled": must evaluate to bool',
       'spec.auditAnnotations[0].valueExpression: Invalid value: "1 + 1": must evaluate to one of [string null_type]',
     ]);
     // params with a paramKind; a variable sees only those declared before it; all see variables.
