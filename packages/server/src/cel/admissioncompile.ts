@@ -69,20 +69,26 @@ export function admissionDeclarations(d: AdmissionDeclarations): Map<string, Cel
   return vars;
 }
 
+/** An expression parsed and type-checked with these variables: its type, or cel-go's issues. */
+export function checkAdmissionExpression(expr: string, variables: ReadonlyMap<string, CelT>): { type: CelT; issues?: string } {
+  let parsed;
+  try {
+    parsed = parseKube(expr);
+  } catch (err) {
+    return { type: DYN, issues: `ERROR: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  const checked = checkCel(parsed, expr, variables);
+  return checked.issues.length > 0 ? { type: DYN, issues: formatIssues(expr, checked.issues) } : { type: checked.type };
+}
+
 /**
  * The expression compiled as kube's admission compiler does: its type, or why kube refuses it
  * (`compilation failed: …`, `must evaluate to bool`). Where the checker cannot tell (dyn), the
  * expression's type is given the benefit of the doubt.
  */
 export function compileAdmissionExpression(expr: string, d: AdmissionDeclarations, returns: ReturnTypes): { type: CelT; error?: string } {
-  let parsed;
-  try {
-    parsed = parseKube(expr);
-  } catch (err) {
-    return { type: DYN, error: `compilation failed: ERROR: ${err instanceof Error ? err.message : String(err)}` };
-  }
-  const checked = checkCel(parsed, expr, admissionDeclarations(d));
-  if (checked.issues.length > 0) return { type: DYN, error: `compilation failed: ${formatIssues(expr, checked.issues)}` };
+  const checked = checkAdmissionExpression(expr, admissionDeclarations(d));
+  if (checked.issues !== undefined) return { type: DYN, error: `compilation failed: ${checked.issues}` };
   const t = checked.type;
   const unknown = t.k === 'dyn' || t.k === 'error' || t.k === 'param';
   const isPrim = (name: string) => t.k === 'prim' && t.name === name;

@@ -8,8 +8,8 @@ import { StoreFollower } from './follower.js';
 import { checkPolicy, type TypeResolver } from '../admission/policy/typechecking.js';
 import type { Store } from '../registry/store.js';
 import type { AdmissionLookup, KubeObject } from '../registry/types.js';
+import type { Json } from '../registry/kinds/networking/util.js';
 
-type Json = Record<string, unknown>;
 const observed = (p: KubeObject) => Number((p.status as Json | undefined)?.observedGeneration ?? 0);
 const stale = (p: KubeObject) => (p.metadata.generation ?? 0) > observed(p);
 

@@ -7,17 +7,17 @@
  * not compile is a warning, `apps/v1, Kind=Deployment: ERROR: <input>:1:7: undefined field
  * 'replicas'…`, which the status controller (../../controllers/vapstatus.ts) writes to
  * `status.typeChecking`; nothing is refused for it.
+ *
+ * Unlike kube, a paramKind whose schema is unknown leaves `params` dynamic (kube leaves it
+ * undeclared, so every use of it warns), and `authorizer.requestResource` is declared (kube's
+ * type checker declares only `authorizer`): both only spare warnings kube would give.
  */
 import type { Schemas } from '@windlass/schemas';
-import { checkCel, formatIssues } from '../../cel/check.js';
-import { admissionDeclarations } from '../../cel/admissioncompile.js';
+import { admissionDeclarations, checkAdmissionExpression } from '../../cel/admissioncompile.js';
 import { BOOL, BYTES, DOUBLE, DYN, INT, STRING, TIMESTAMP, listOf, mapOf, type CelT } from '../../cel/checktypes.js';
-import { parseKube } from '../../cel/index.js';
 import { schemaDeclType } from '../../crd/celtypes.js';
 
-type Json = Record<string, unknown>;
-const obj = (v: unknown): Json => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+import { arr, obj, type Json } from '../../registry/kinds/networking/util.js';
 
 export interface GVK { group: string; version: string; kind: string }
 
@@ -69,8 +69,7 @@ function sortGVKs(list: GVK[]): GVK[] {
  * as timestamps; what it cannot tell (int-or-string, untyped) is dynamic.
  */
 export function openAPIType(schemas: Schemas, s: Json | undefined, name: string): CelT {
-  let schema = s;
-  for (let i = 0; schema && typeof schema.$ref === 'string' && i < 32; i++) schema = schemas.resolveRef(schema.$ref) as Json | undefined;
+  const schema = schemas.deref(s as never) as Json | undefined;
   if (!schema) return DYN;
   if (schema.format === 'int-or-string' || schema['x-kubernetes-int-or-string']) return DYN;
   switch (schema.type) {
@@ -119,12 +118,12 @@ export function checkPolicy(policy: Json, types: TypeResolver): ExpressionWarnin
   const [paramGroup, paramVersion] = String(paramKind.apiVersion ?? '').includes('/') ? String(paramKind.apiVersion).split('/') : ['', String(paramKind.apiVersion ?? '')];
   const paramsType = hasParams ? types.typeOf({ group: paramGroup, version: paramVersion, kind: String(paramKind.kind ?? '') }) ?? DYN : undefined;
 
+  // Each kind's declarations, its variables compiled once against it.
+  const kinds = checked.map(({ gvk, type }) => ({ gvk, decls: declarations(type, paramsType, compileVariables(arr(spec.variables).map(obj), type, paramsType)) }));
   const warningsFor = (expression: string): string => {
     const results: string[] = [];
-    for (const { gvk, type } of checked) {
-      const variables = compileVariables(arr(spec.variables).map(obj), type, paramsType);
-      const decls = declarations(type, paramsType, variables);
-      const issues = issuesOf(expression, decls);
+    for (const { gvk, decls } of kinds) {
+      const { issues } = checkAdmissionExpression(expression, decls);
       if (issues) results.push(`${gvkString(gvk)}: ${issues}\n`);
     }
     return results.join('\n');
@@ -152,29 +151,7 @@ function declarations(object: CelT, params: CelT | undefined, variables: Readonl
 function compileVariables(variables: Json[], object: CelT, params: CelT | undefined): Map<string, CelT> | undefined {
   if (variables.length === 0) return undefined;
   const declared = new Map<string, CelT>();
-  for (const v of variables) {
-    const decls = declarations(object, params, declared);
-    let type: CelT = DYN;
-    try {
-      const expr = String(v.expression ?? '');
-      const result = checkCel(parseKube(expr), expr, decls);
-      if (result.issues.length === 0) type = result.type;
-    } catch {
-      // a variable that does not parse is dyn, as kube stores a failed compilation's variable
-    }
-    declared.set(String(v.name ?? ''), type);
-  }
+  // A variable that does not compile is dyn, as kube stores a failed compilation's variable.
+  for (const v of variables) declared.set(String(v.name ?? ''), checkAdmissionExpression(String(v.expression ?? ''), declarations(object, params, declared)).type);
   return declared;
-}
-
-/** cel-go's issues for an expression, or undefined when it compiles. */
-function issuesOf(expression: string, decls: ReadonlyMap<string, CelT>): string | undefined {
-  let parsed;
-  try {
-    parsed = parseKube(expression);
-  } catch (err) {
-    return `ERROR: ${err instanceof Error ? err.message : String(err)}`;
-  }
-  const result = checkCel(parsed, expression, decls);
-  return result.issues.length > 0 ? formatIssues(expression, result.issues) : undefined;
 }
